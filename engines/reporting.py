@@ -1,0 +1,74 @@
+"""Report pieces every engine needs: accuracy with an interval, counts by status and tag."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from typing import Iterable, Sequence
+
+from engines.core import STATUSES, ItemResult, Table, TagType
+
+
+def wilson_interval(successes: int, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """95% Wilson score interval for a proportion; (0, 0) when there is no data.
+
+    Wilson rather than the normal approximation because per-setting item counts are
+    small (323) and accuracies sit near 0 or 1 where the normal interval leaves [0, 1].
+    """
+    if n == 0:
+        return (0.0, 0.0)
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def status_counts(results: Iterable[ItemResult]) -> dict[str, int]:
+    counts = Counter(r.status for r in results)
+    return {s: counts.get(s, 0) for s in STATUSES}
+
+
+def scored(results: Sequence[ItemResult]) -> list[ItemResult]:
+    """Items judged by the scorer: infrastructure errors are not model mistakes."""
+    return [r for r in results if r.status != "error"]
+
+
+def accuracy(results: Sequence[ItemResult]) -> float:
+    judged = scored(results)
+    return sum(r.status == "correct" for r in judged) / len(judged) if judged else 0.0
+
+
+def tag_counts(results: Iterable[ItemResult]) -> dict[str, int]:
+    counts: Counter[str] = Counter()
+    for r in results:
+        for code in {t.code for t in r.tags}:
+            counts[code] += 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def tag_table(name: str, title: str, results: Sequence[ItemResult], taxonomy: Sequence[TagType]) -> Table:
+    """Items per tag, in taxonomy order, with a dash for tags that never occur (as the papers print)."""
+    counts = tag_counts(results)
+    rows = [[t.label, t.code, counts.get(t.code, 0) or "-"] for t in taxonomy]
+    extra = sorted(set(counts) - {t.code for t in taxonomy})
+    rows += [[code, code, counts[code]] for code in extra]
+    return Table(name=name, title=title, columns=["error type", "code", "items"], rows=rows)
+
+
+def accuracy_by(results: Sequence[ItemResult], key: str) -> Table:
+    """Accuracy grouped by one ``meta`` key (graph type, depth, operator count...)."""
+    groups: dict[str, list[ItemResult]] = {}
+    for r in scored(results):
+        groups.setdefault(str(r.item.meta.get(key, "?")), []).append(r)
+    rows = []
+    for value in sorted(groups, key=_natural_key):
+        group = groups[value]
+        ok = sum(r.status == "correct" for r in group)
+        lo, hi = wilson_interval(ok, len(group))
+        rows.append([value, len(group), round(100 * ok / len(group), 2), f"{100 * lo:.1f}-{100 * hi:.1f}"])
+    return Table(name=f"by {key}", title=f"Accuracy by {key}", columns=[key, "n", "accuracy %", "95% CI"], rows=rows)
+
+
+def _natural_key(text: str) -> tuple:
+    return tuple(int(p) if p.isdigit() else p for p in text.replace(":", " ").replace(",", " ").split())

@@ -1,0 +1,75 @@
+"""The model-backend boundary: one request per engine step, one completion back."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any
+
+from engines.core import Item, Step
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A parsed ``-m`` value: ``sim:error_rate=0.3``, ``oracle``, ``replay:FILE``, ``openai:MODEL@URL``."""
+
+    kind: str  # sim | oracle | replay | openai
+    name: str = ""  # model name (openai) or file path (replay)
+    base_url: str = ""
+    options: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        head = self.kind if not self.name else f"{self.kind}:{self.name}"
+        if self.base_url:
+            head += f"@{self.base_url}"
+        if self.options:
+            head += ("," if self.name or self.base_url else ":") + ",".join(f"{k}={v}" for k, v in self.options.items())
+        return head
+
+
+@dataclass(frozen=True)
+class CallRequest:
+    item: Item
+    step: Step
+    step_index: int
+    outputs: tuple[str, ...]
+    attempt: int = 0
+
+
+@dataclass
+class Completion:
+    text: str
+    usage: dict[str, int] = field(default_factory=dict)
+    latency: float = 0.0
+    cached: bool = False
+
+
+class BackendError(Exception):
+    """An infrastructure failure (network, timeout, server error, malformed reply).
+
+    Such items end in status ``error``: they are retried or left for ``resume`` and
+    never counted as model mistakes.
+    """
+
+    def __init__(self, message: str, transient: bool = True):
+        super().__init__(message)
+        self.transient = transient
+
+
+class Backend(ABC):
+    spec: ModelSpec
+
+    @abstractmethod
+    async def complete(self, request: CallRequest) -> Completion:
+        """Answer one step; raise BackendError on infrastructure failure."""
+
+    async def preflight(self) -> None:
+        """Check the backend is usable before a run starts; raise InputError if not."""
+
+    def describe(self) -> dict[str, Any]:
+        """What a run records about the model: never a key."""
+        return {"kind": self.spec.kind, "model": self.spec.text}
+
+    async def aclose(self) -> None:
+        """Release connections."""
