@@ -1,0 +1,388 @@
+"""The ``n2f`` command: headless runs, reports, exports; one clear line on bad input."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+from pathlib import Path
+from typing import Any, NoReturn, Sequence
+
+from rich.console import Console
+from rich.panel import Panel
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from engines import engine_names, get_engine
+from engines.core import EngineError, Item
+from n2f_tui.render import render_report_tables, render_view, safe_text, status_text
+from sessions import api
+from sessions.errors import InputError, N2FError, RuntimeFailure
+from sessions.export import export_records, to_csv, to_jsonl
+from sessions.store import RunStore, list_run_meta
+
+out = Console(highlight=False)
+err = Console(stderr=True, highlight=False)
+
+
+def one_line(message: str) -> str:
+    """Errors are one line: newlines and control characters from data must not break that."""
+    return " ".join(safe_text(message).plain.split())
+
+
+class UsageError(InputError):
+    pass
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that reports a usage error as one line and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see {self.prog} --help)")
+
+
+def build_parser() -> Parser:
+    parser = Parser(prog="n2f", description="Inspect natural-to-formal benchmarks: run, score, report.")
+    sub = parser.add_subparsers(dest="command", parser_class=Parser)
+
+    def engine_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("engine", help=f"one of: {', '.join(engine_names())}")
+        p.add_argument("-s", "--set", dest="settings", action="append", default=[], metavar="K=V", help="an engine setting")
+        p.add_argument("--seed", type=int, default=api.DEFAULT_SEED, help="seed for item construction and the simulator")
+
+    p = sub.add_parser("run", help="run a benchmark headless")
+    engine_options(p)
+    p.add_argument("-m", "--model", default=None, help="sim[:k=v,...] | oracle | replay:FILE | openai:MODEL[@URL]")
+    p.add_argument("-n", "--limit", type=int, default=None, help="only the first N items")
+    p.add_argument("-j", "--concurrency", type=int, default=None, help="items in flight at once")
+    p.add_argument("--name", default="", help="a name to refer to the run by")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+
+    p = sub.add_parser("items", help="print the items as JSON lines")
+    engine_options(p)
+
+    p = sub.add_parser("score", help="score one item's outputs; prints the verdict as JSON")
+    p.add_argument("engine")
+    p.add_argument("--item", required=True, help="a file holding one item as printed by n2f items")
+    p.add_argument("--output", action="append", required=True, help="a file with the model output of one step")
+    p.add_argument("-s", "--set", dest="settings", action="append", default=[], metavar="K=V")
+
+    p = sub.add_parser("runs", help="list the runs in the store")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("report", help="a run's report: the paper's tables")
+    p.add_argument("run")
+    p.add_argument("--against", nargs="+", default=[], metavar="RUN", help="runs to compare with (e.g. D_c/D_d, deltas)")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("show", help="one item of a run: prompt, output, verdict, views")
+    p.add_argument("run")
+    p.add_argument("item", help="item id or 1-based position")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("export", help="export a run, one record per item")
+    p.add_argument("run")
+    p.add_argument("--format", choices=("jsonl", "csv"), required=True)
+    p.add_argument("--annotations", action="store_true", help="include manual tags and notes")
+    p.add_argument("-o", "--out", default=None, help="write to this file instead of stdout")
+
+    p = sub.add_parser("resume", help="finish a run that was cut off, retry items in status error")
+    p.add_argument("run")
+    p.add_argument("-j", "--concurrency", type=int, default=None)
+    p.add_argument("--json", action="store_true")
+    p.add_argument("-q", "--quiet", action="store_true")
+
+    p = sub.add_parser("rescore", help="re-score stored outputs with the current scorer (no model calls)")
+    p.add_argument("run")
+    return parser
+
+
+# ----------------------------------------------------------------------- running
+
+
+async def _drive(prepared: api.PreparedRun, quiet: bool) -> Any:
+    """Run with a progress bar polled on a timer; Ctrl-C/SIGTERM stop cleanly for resume."""
+    runner = prepared.runner
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, runner.cancel)
+        except (NotImplementedError, RuntimeError):
+            pass
+    task = asyncio.create_task(runner.run())
+    try:
+        if quiet or not err.is_terminal and not err.file.isatty():
+            return await task
+        columns = (
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]:.0f} items/s  acc {task.fields[acc]:.1%}  err {task.fields[errors]}"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+        )
+        with Progress(*columns, console=err, transient=False) as bar:
+            bar_id = bar.add_task(prepared.store.label, total=None, rate=0.0, acc=0.0, errors=0)
+            while not task.done():
+                p = runner.progress
+                bar.update(bar_id, total=p.total, completed=p.done, rate=p.rate, acc=p.accuracy, errors=p.errors)
+                await asyncio.wait({task}, timeout=0.1)
+            p = runner.progress
+            bar.update(bar_id, total=p.total, completed=p.done, rate=p.rate, acc=p.accuracy, errors=p.errors)
+        return await task
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                loop.remove_signal_handler(sig)
+            except (NotImplementedError, RuntimeError):
+                pass
+        prepared.store.close()
+        await prepared.backend.aclose()
+
+
+def _finish_run(prepared: api.PreparedRun, progress: Any, as_json: bool) -> int:
+    store = RunStore.open(prepared.store.id)
+    _, summary = api.build_report(store)
+    summary["elapsed_s"] = round(progress.elapsed, 3)
+    summary["items_per_s"] = round(progress.rate, 1)
+    if as_json:
+        print(json.dumps(summary, ensure_ascii=False))
+    else:
+        _print_report(store)
+        err.print(f"run {store.label}: {progress.done} items in {progress.elapsed:.2f}s ({progress.rate:.0f} items/s)")
+    if progress.cancelled:
+        err.print(f"stopped; `n2f resume {store.label}` finishes it")
+        return 130
+    if progress.errors:
+        raise RuntimeFailure(
+            f"{progress.errors} item(s) ended in status error (infrastructure); `n2f resume {store.label}` retries them"
+        )
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from sessions.config import load_config
+
+    config = load_config()
+
+    async def main() -> tuple[api.PreparedRun, Any]:
+        prepared = await api.prepare_run(
+            args.engine,
+            args.settings,
+            model=args.model or config.default_model,
+            seed=args.seed,
+            limit=args.limit,
+            concurrency=args.concurrency or config.concurrency,
+            name=args.name,
+            config=config,
+        )
+        return prepared, await _drive(prepared, args.quiet)
+
+    prepared, progress = asyncio.run(main())
+    return _finish_run(prepared, progress, args.json)
+
+
+def cmd_resume(args: argparse.Namespace) -> int:
+    async def main() -> tuple[api.PreparedRun, Any]:
+        prepared = await api.prepare_resume(args.run, concurrency=args.concurrency)
+        return prepared, await _drive(prepared, args.quiet)
+
+    prepared, progress = asyncio.run(main())
+    return _finish_run(prepared, progress, args.json)
+
+
+def cmd_demo() -> int:
+    """``n2f`` with no command: the offline demo run (DEDC on the simulator) and its report."""
+    err.print("n2f: offline demo: DEDC on the simulated model (see `n2f --help` for everything else)")
+    args = argparse.Namespace(engine="dedc", settings=[], model="sim", seed=api.DEFAULT_SEED, limit=None,
+                              concurrency=None, name="", json=False, quiet=False)
+    return cmd_run(args)
+
+
+# ---------------------------------------------------------------------- the rest
+
+
+def cmd_items(args: argparse.Namespace) -> int:
+    _, _, items = api.build_items(args.engine, args.settings, args.seed)
+    write = sys.stdout.write
+    for item in items:
+        write(json.dumps(item.to_json(), ensure_ascii=False) + "\n")
+    return 0
+
+
+def _read(path: str, what: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{what} file {path}: {exc.strerror or exc}") from None
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from engines.core import parse_settings
+
+    engine = get_engine(args.engine)
+    settings = parse_settings(engine.settings_type, args.settings)
+    try:
+        data = json.loads(_read(args.item, "item"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"item file {args.item}: not JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise InputError(f"item file {args.item}: expected one JSON object as printed by n2f items")
+    item = Item.from_json(data)
+    if item.engine != engine.name:
+        raise InputError(f"item {item.id} is a {item.engine} item, not {engine.name}")
+    outputs = [_read(p, "output") for p in args.output]
+    verdict = engine.score(item, outputs, settings)
+    print(json.dumps(verdict.to_json(), ensure_ascii=False))
+    return 0
+
+
+def cmd_runs(args: argparse.Namespace) -> int:
+    metas = list_run_meta()
+    rows = []
+    for meta in metas:
+        store = RunStore(Path(meta["_folder"]))
+        results = store.results()
+        judged = [r for r in results.values() if r.get("status") != "error"]
+        acc = sum(r.get("status") == "correct" for r in judged) / len(judged) if judged else None
+        rows.append({
+            "id": meta["id"], "name": meta.get("name", ""), "engine": meta["engine"], "model": meta.get("model", ""),
+            "settings": meta.get("settings", {}), "done": len(results), "total": meta.get("total", 0),
+            "accuracy": acc, "status": meta.get("status", ""), "created": meta.get("created", ""),
+        })
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False))
+        return 0
+    if not rows:
+        err.print("no runs yet; start one with `n2f run dedc`")
+        return 0
+    table = Table(title="runs")
+    for column in ("id", "name", "engine", "model", "done", "accuracy", "status", "created"):
+        table.add_column(column)
+    for r in rows:
+        acc = "-" if r["accuracy"] is None else f"{100 * r['accuracy']:.2f}%"
+        table.add_row(*(safe_text(v) for v in (r["id"], r["name"], r["engine"], r["model"],
+                                               f"{r['done']}/{r['total']}", acc, r["status"], r["created"])))
+    out.print(table)
+    return 0
+
+
+def _print_report(store: RunStore, against: Sequence[RunStore] = ()) -> None:
+    report, summary = api.build_report(store, against)
+    counts = ", ".join(f"{k} {v}" for k, v in summary["counts"].items() if v)
+    head = Table.grid(padding=(0, 2))
+    head.add_row("run", safe_text(f"{summary['run']}" + (f" ({summary['name']})" if summary["name"] else "")))
+    head.add_row("engine", safe_text(summary["engine"]))
+    head.add_row("model", safe_text(summary["model"]))
+    head.add_row("settings", safe_text(" ".join(f"{k}={v}" for k, v in summary["settings"].items())))
+    head.add_row("items", safe_text(f"{summary['n']} ({counts})"))
+    head.add_row("accuracy", f"{100 * summary['accuracy']:.2f}%")
+    out.print(Panel(head, title="report", title_align="left"))
+    for renderable in render_report_tables(report):
+        out.print(renderable)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    store = RunStore.open(args.run)
+    against = [RunStore.open(ref) for ref in args.against]
+    if args.json:
+        _, summary = api.build_report(store, against)
+        print(json.dumps(summary, ensure_ascii=False))
+    else:
+        _print_report(store, against)
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    store = RunStore.open(args.run)
+    engine, settings = api.run_settings(store)
+    index, item = api.find_item(store, args.item)
+    record = store.results().get(index)
+    outputs = list(record.get("outputs", [])) if record else []
+    templates = store.meta.get("templates")
+    messages = []
+    for step_index in range(max(1, len(outputs))):
+        step = engine.next_step(item, settings, outputs[:step_index], templates)
+        if step is None:
+            break
+        messages.append({"step": step.name, "messages": [m.to_json() for m in step.messages]})
+    verdict = engine.score(item, outputs, settings) if record and record.get("status") != "error" else None
+    notes = store.annotations().events(item.id)
+    if args.json:
+        print(json.dumps({
+            "run": store.id, "item": item.to_json(), "record": record, "prompts": messages,
+            "verdict": verdict.to_json() if verdict else None, "annotations": notes,
+        }, ensure_ascii=False))
+        return 0
+    status = record.get("status", "pending") if record else "pending"
+    out.print(Panel(safe_text(item.id), title=f"{store.label} item {index + 1}/{len(store.items())}", subtitle=status_text(status)))
+    for step in messages:
+        for message in step["messages"]:
+            out.print(Panel(safe_text(message["content"]), title=f"prompt: {step['step']} ({message['role']})", title_align="left"))
+    for step_index, text in enumerate(outputs):
+        out.print(Panel(safe_text(text), title=f"output {step_index + 1}", title_align="left"))
+    if record and record.get("error"):
+        out.print(Panel(safe_text(record["error"]), title="error", style="yellow"))
+    if verdict:
+        for tag in verdict.tags:
+            out.print(safe_text(f"[{tag.code}] ", style="bold red") + safe_text(tag.evidence))
+        for view in verdict.views:
+            out.print(render_view(view))
+    for note in notes:
+        out.print(safe_text(f"{note['time']} {note['kind']} {note.get('code', '')} {note.get('text', '')}", style="italic"))
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    store = RunStore.open(args.run)
+    records = export_records(store, with_annotations=args.annotations)
+    text = to_jsonl(records) if args.format == "jsonl" else to_csv(records)
+    if args.out:
+        try:
+            Path(args.out).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"cannot write {args.out}: {exc.strerror or exc}") from None
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_rescore(args: argparse.Namespace) -> int:
+    store, changed = api.rescore(args.run)
+    err.print(f"run {store.label}: rescored {changed['rescored']} item(s), {changed['changed']} changed, "
+              f"{changed['skipped']} in status error left for resume")
+    return 0
+
+
+COMMANDS = {
+    "run": cmd_run, "items": cmd_items, "score": cmd_score, "runs": cmd_runs, "report": cmd_report,
+    "show": cmd_show, "export": cmd_export, "resume": cmd_resume, "rescore": cmd_rescore,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        if args.command is None:
+            return cmd_demo()
+        return COMMANDS[args.command](args)
+    except (N2FError, EngineError) as exc:
+        print(f"n2f: error: {one_line(str(exc))}", file=sys.stderr)
+        return getattr(exc, "exit_code", 2)
+    except KeyboardInterrupt:
+        print("n2f: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        sys.stderr.close()
+        return 0
+
+
+def entry() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    entry()

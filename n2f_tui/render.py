@@ -1,0 +1,109 @@
+"""Engine views and reports as rich renderables, generically: no engine-specific code.
+
+Model text is always wrapped in ``rich.text.Text`` (never parsed as markup) with
+control characters made visible, so a reply cannot style or break the terminal.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rich.columns import Columns
+from rich.console import Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table as RichTable
+from rich.text import Text
+from rich.tree import Tree
+
+from engines.core import Report, View
+
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+STATUS_STYLE = {"correct": "green", "wrong": "red", "unparseable": "magenta", "error": "yellow", "pending": "dim"}
+
+
+def safe_text(value: Any, style: str = "") -> Text:
+    """Plain text with control and escape characters shown as ``\\xNN`` instead of acting."""
+    raw = value if isinstance(value, str) else str(value)
+    return Text(CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", raw), style=style)
+
+
+def status_text(status: str) -> Text:
+    return Text(status, style=STATUS_STYLE.get(status, ""))
+
+
+def render_view(view: View) -> RenderableType:
+    kind, data = view.kind, view.data
+    if kind == "table":
+        table = RichTable(title=view.title, show_lines=False, expand=False)
+        for column in data.get("columns", []):
+            table.add_column(safe_text(column))
+        for row in data.get("rows", []):
+            table.add_row(*(safe_text(cell) for cell in row))
+        return table
+    if kind == "key-value":
+        table = RichTable(title=view.title, show_header=False, box=None)
+        table.add_column(style="bold")
+        table.add_column()
+        for key, value in data:
+            table.add_row(safe_text(key), safe_text(value))
+        return table
+    if kind == "tree":
+        tree = Tree(safe_text(data.get("label", view.title), style="bold"))
+        _grow(tree, data.get("children", []))
+        return Panel(tree, title=view.title, title_align="left")
+    if kind == "diff":
+        left = Panel(safe_text(data.get("left", "")), title=safe_text(data.get("left_title", "output")))
+        right = Panel(safe_text(data.get("right", "")), title=safe_text(data.get("right_title", "gold")))
+        return Group(Text(view.title, style="bold"), Columns([left, right], equal=True, expand=True))
+    if kind == "grid":
+        return Panel(safe_text("\n".join("".join(map(str, row)) for row in data)), title=view.title, title_align="left")
+    if kind == "chart":
+        return render_bars(view.title, data.get("series", {}), data.get("unit", ""))
+    return Panel(safe_text(data), title=view.title, title_align="left")
+
+
+def _grow(node: Tree, children: list[Any]) -> None:
+    for child in children:
+        if isinstance(child, dict):
+            branch = node.add(safe_text(child.get("label", "")))
+            _grow(branch, child.get("children", []))
+        else:
+            node.add(safe_text(child))
+
+
+def render_bars(title: str, series: dict[str, float], unit: str = "", width: int = 40) -> RenderableType:
+    """A horizontal bar chart drawn with block characters."""
+    table = RichTable(title=title, show_header=False, box=None)
+    table.add_column(justify="right")
+    table.add_column()
+    table.add_column(justify="right")
+    top = max((abs(v) for v in series.values()), default=0) or 1
+    for label, value in series.items():
+        bar = "█" * max(0, round(width * abs(value) / top))
+        table.add_row(safe_text(label), Text(bar, style="cyan"), f"{value:g}{unit}")
+    return table
+
+
+def render_report_tables(report: Report) -> list[RenderableType]:
+    out: list[RenderableType] = []
+    for table in report.tables:
+        rich_table = RichTable(title=f"{table.name}: {table.title}" if table.name != table.title else table.title)
+        for column in table.columns:
+            rich_table.add_column(safe_text(column), justify="left")
+        for row in table.rows:
+            rich_table.add_row(*(safe_text(_fmt(cell)) for cell in row))
+        if table.note:
+            rich_table.caption = table.note
+        out.append(rich_table)
+    for chart in report.charts:
+        out.append(render_bars(f"{chart.name}: {chart.title}", chart.series, chart.unit))
+    for note in report.notes:
+        out.append(safe_text(note, style="italic"))
+    return out
+
+
+def _fmt(cell: Any) -> str:
+    if isinstance(cell, float):
+        return f"{cell:.2f}"
+    return str(cell)

@@ -1,0 +1,224 @@
+"""What the CLI and the inspector ask of the sessions layer, in one place.
+
+Both front ends go through these functions so that a run started from the TUI and one
+started from the command line are the same thing on disk.
+"""
+
+from __future__ import annotations
+
+import platform
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any, Mapping, Sequence
+
+from engines import get_engine
+from engines.core import (
+    Engine,
+    Item,
+    ItemResult,
+    RunResults,
+    Tag,
+    parse_settings,
+    settings_from_json,
+    settings_to_json,
+)
+from sessions.backends.base import Backend
+from sessions.config import Config, load_config
+from sessions.errors import InputError
+from sessions.models import make_backend, parse_model_spec
+from sessions.runner import Runner
+from sessions.store import RunStore
+
+DEFAULT_SEED = 0
+
+
+@dataclass
+class PreparedRun:
+    store: RunStore
+    runner: Runner
+    engine: Engine
+    backend: Backend
+
+
+def build_items(engine_name: str, setting_pairs: Sequence[str] | Mapping[str, str], seed: int) -> tuple[Engine, Any, list[Item]]:
+    engine = get_engine(engine_name)
+    settings = parse_settings(engine.settings_type, setting_pairs)
+    return engine, settings, engine.items(settings, seed)
+
+
+def _response_cache(spec_kind: str):
+    """Only real models are worth caching: simulated replies are cheaper than a lookup."""
+    if spec_kind != "openai":
+        return None
+    from sessions.cache import ResponseCache
+    from sessions.paths import cache_path, ensure_writable
+
+    ensure_writable(cache_path().parent)
+    return ResponseCache(cache_path())
+
+
+def _versions() -> dict[str, str]:
+    versions = {"python": platform.python_version()}
+    for package in ("n2f-tui", "openai", "lark", "z3-solver", "textual"):
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            continue
+    return versions
+
+
+async def prepare_run(
+    engine_name: str,
+    setting_pairs: Sequence[str] | Mapping[str, str] = (),
+    model: str = "sim",
+    seed: int = DEFAULT_SEED,
+    limit: int | None = None,
+    concurrency: int = 8,
+    name: str = "",
+    templates: Mapping[str, str] | None = None,
+    config: Config | None = None,
+) -> PreparedRun:
+    """Validate everything, then create the run on disk; nothing is written on bad input."""
+    config = config or load_config()
+    engine, settings, items = build_items(engine_name, setting_pairs, seed)
+    if limit is not None:
+        if limit < 1:
+            raise InputError("--limit must be at least 1")
+        items = items[:limit]
+    if concurrency < 1:
+        raise InputError("-j must be at least 1")
+    spec = parse_model_spec(model)
+    backend = make_backend(spec, engine, seed, config, cache=_response_cache(spec.kind))
+    await backend.preflight()
+    chosen = {**engine.templates(settings), **(templates or {})}
+    store = RunStore.create(
+        engine=engine.name,
+        settings=settings_to_json(settings),
+        seed=seed,
+        model=spec.text,
+        backend=backend.describe(),
+        items=items,
+        templates=chosen,
+        concurrency=concurrency,
+        name=name,
+        extra={"versions": _versions()},
+    )
+    store.acquire()
+    runner = Runner(store, engine, settings, backend, concurrency=concurrency, templates=chosen)
+    return PreparedRun(store=store, runner=runner, engine=engine, backend=backend)
+
+
+def run_settings(store: RunStore) -> tuple[Engine, Any]:
+    engine = get_engine(store.meta["engine"])
+    return engine, settings_from_json(engine.settings_type, store.meta.get("settings", {}))
+
+
+async def prepare_resume(ref: str, concurrency: int | None = None, config: Config | None = None) -> PreparedRun:
+    """Reopen a run with the model it was started with; pending items are re-run."""
+    config = config or load_config()
+    store = RunStore.open(ref)
+    store.acquire()
+    try:
+        engine, settings = run_settings(store)
+        spec = parse_model_spec(store.meta["model"])
+        backend = make_backend(spec, engine, int(store.meta.get("seed", DEFAULT_SEED)), config, cache=_response_cache(spec.kind))
+        await backend.preflight()
+    except BaseException:
+        store.close()
+        raise
+    runner = Runner(
+        store,
+        engine,
+        settings,
+        backend,
+        concurrency=concurrency or int(store.meta.get("concurrency", 8)),
+        templates=store.meta.get("templates"),
+    )
+    return PreparedRun(store=store, runner=runner, engine=engine, backend=backend)
+
+
+def rescore(ref: str) -> tuple[RunStore, dict[str, int]]:
+    """Re-judge stored outputs with the current scorer; no model calls, annotations untouched."""
+    store = RunStore.open(ref)
+    store.acquire()
+    try:
+        engine, settings = run_settings(store)
+        items = store.items()
+        records = store.results()
+        changed = {"rescored": 0, "changed": 0, "skipped": 0}
+        for index, record in records.items():
+            if record.get("status") == "error":
+                changed["skipped"] += 1
+                continue
+            verdict = engine.score(items[index], record.get("outputs", []), settings)
+            new = {"status": verdict.status, "scores": verdict.scores, "tags": [t.to_json() for t in verdict.tags]}
+            if any(record.get(k) != v for k, v in new.items()):
+                changed["changed"] += 1
+            record.update(new)
+            changed["rescored"] += 1
+        store.replace_all_results(records)
+        store.update_meta(rescored=store.meta.get("updated"))
+    finally:
+        store.close()
+    return store, changed
+
+
+def load_results(store: RunStore) -> RunResults:
+    engine, settings = run_settings(store)
+    items = store.items()
+    results = []
+    for index, record in sorted(store.results().items()):
+        results.append(
+            ItemResult(
+                item=items[index],
+                status=record.get("status", "error"),
+                scores=dict(record.get("scores", {})),
+                tags=[Tag.from_json(t) for t in record.get("tags", [])],
+                outputs=list(record.get("outputs", [])),
+            )
+        )
+    return RunResults(name=store.label, model=store.meta.get("model", ""), settings=settings, results=results)
+
+
+def find_item(store: RunStore, ref: str) -> tuple[int, Item]:
+    """An item by id, or by its 1-based position in the run."""
+    items = store.items()
+    for index, item in enumerate(items):
+        if item.id == ref:
+            return index, item
+    if ref.isdigit() and 1 <= int(ref) <= len(items):
+        return int(ref) - 1, items[int(ref) - 1]
+    raise InputError(f"run {store.label} has no item {ref!r} (ids like {items[0].id if items else '-'}, or 1..{len(items)})")
+
+
+def build_report(store: RunStore, against: Sequence[RunStore] = ()) -> tuple[Any, dict[str, Any]]:
+    """The engine's report plus the fields every report has (engine, model, n, counts, accuracy, tags)."""
+    from engines.reporting import accuracy, status_counts, tag_counts
+
+    engine, _ = run_settings(store)
+    run = load_results(store)
+    others = []
+    for other in against:
+        if other.meta["engine"] != engine.name:
+            raise InputError(f"run {other.label} is a {other.meta['engine']} run; cannot report it against {engine.name}")
+        others.append(load_results(other))
+    report = engine.report(run, others)
+    counts = status_counts(run.results)
+    counts["pending"] = int(store.meta.get("total", len(run.results))) - len(run.results)
+    summary = {
+        "run": store.id,
+        "name": store.meta.get("name", ""),
+        "engine": engine.name,
+        "model": store.meta.get("model", ""),
+        "settings": store.meta.get("settings", {}),
+        "seed": store.meta.get("seed"),
+        "status": store.meta.get("status", ""),
+        "n": int(store.meta.get("total", len(run.results))),
+        "counts": counts,
+        "accuracy": accuracy(run.results),
+        "tags": tag_counts(run.results),
+        "metrics": report.metrics,
+        "against": [o.label for o in against],
+        **{k: v for k, v in report.to_json().items() if k != "metrics"},
+    }
+    return report, summary

@@ -1,0 +1,113 @@
+"""Backends that need no model: the simulator, the oracle and replayed outputs."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from pathlib import Path
+
+from engines.core import Engine, SimOptions
+from sessions.backends.base import Backend, BackendError, CallRequest, Completion, ModelSpec
+from sessions.errors import InputError
+
+
+def stable_seed(*parts: object) -> int:
+    """A seed from any parts, identical across processes (unlike ``hash``)."""
+    digest = hashlib.blake2b("\x1f".join(map(str, parts)).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big")
+
+
+class SimBackend(Backend):
+    """The offline simulated model: gold plus errors injected from the engine's taxonomy.
+
+    Each reply depends only on (seed, item, step, attempt), never on scheduling order,
+    so a resumed run reproduces an uninterrupted one exactly.
+    """
+
+    def __init__(self, spec: ModelSpec, engine: Engine, seed: int):
+        self.spec = spec
+        self.engine = engine
+        opts = dict(spec.options)
+        try:
+            self.latency = float(opts.pop("latency", "0"))
+            rate = float(opts.pop("error_rate", "0.3"))
+            sim_seed = int(opts.pop("seed", str(seed)))
+        except ValueError as exc:
+            raise InputError(f"model {spec.text}: {exc}") from None
+        error = opts.pop("error", "")
+        if opts:
+            raise InputError(f"model {spec.text}: unknown option(s) {', '.join(opts)}; known: error_rate, error, latency, seed")
+        if not 0.0 <= rate <= 1.0:
+            raise InputError(f"model {spec.text}: error_rate must be between 0 and 1")
+        codes = {t.code for t in engine.taxonomy()}
+        if error and error not in codes:
+            raise InputError(f"model {spec.text}: error {error!r} is not a {engine.name} tag; known: {', '.join(sorted(codes))}")
+        self.options = SimOptions(error_rate=rate, error=error, seed=sim_seed)
+
+    async def complete(self, request: CallRequest) -> Completion:
+        if self.latency > 0:
+            await asyncio.sleep(self.latency)
+        seed = stable_seed(self.options.seed, request.item.id, request.step_index, request.attempt)
+        text = self.engine.simulate(request.item, request.step, request.outputs, self.options, seed)
+        return Completion(text=text, latency=self.latency)
+
+    def describe(self) -> dict:
+        return {"kind": "sim", "model": self.spec.text}
+
+
+class OracleBackend(Backend):
+    """Answers with the gold: proves the pipeline scores 100% on correct answers."""
+
+    def __init__(self, spec: ModelSpec, engine: Engine):
+        if spec.options or spec.name:
+            raise InputError("model oracle takes no options")
+        self.spec = spec
+        self.engine = engine
+
+    async def complete(self, request: CallRequest) -> Completion:
+        return Completion(text=self.engine.oracle(request.item, request.step, request.outputs))
+
+
+class ReplayBackend(Backend):
+    """Recorded outputs: JSON lines ``{"id": ..., "output": "..."}`` or ``"outputs": [...]``."""
+
+    def __init__(self, spec: ModelSpec):
+        self.spec = spec
+        self.outputs = load_replay(Path(spec.name))
+
+    async def complete(self, request: CallRequest) -> Completion:
+        recorded = self.outputs.get(request.item.id)
+        if recorded is None:
+            raise BackendError(f"no recorded output for item {request.item.id} in {self.spec.name}", transient=False)
+        if request.step_index >= len(recorded):
+            raise BackendError(
+                f"{self.spec.name} has {len(recorded)} output(s) for {request.item.id}; step {request.step_index + 1} needs more",
+                transient=False,
+            )
+        return Completion(text=recorded[request.step_index])
+
+    def describe(self) -> dict:
+        return {"kind": "replay", "model": self.spec.text, "file": self.spec.name}
+
+
+def load_replay(path: Path) -> dict[str, list[str]]:
+    """Item id -> outputs per step, with one clear error for a missing or malformed file."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise InputError(f"replay file {path}: {exc.strerror or exc}") from None
+    outputs: dict[str, list[str]] = {}
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            item_id = str(record["id"])
+            values = record["outputs"] if "outputs" in record else [record["output"]]
+            if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+                raise TypeError("outputs must be strings")
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise InputError(f"replay file {path} line {number}: expected {{\"id\", \"output\"}} or {{\"id\", \"outputs\"}} ({exc})") from None
+        outputs[item_id] = values
+    return outputs

@@ -1,0 +1,213 @@
+"""The asyncio runner: items through steps, backend, scorer and store, with live progress.
+
+The CLI and the inspector drive this same runner. A UI either registers a listener
+(called for every finished item) or polls ``runner.progress`` on a timer; the latter is
+what a UI should do when items finish a thousand a second.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from engines.core import Engine, Item, Verdict
+from sessions.backends.base import Backend, BackendError, CallRequest
+from sessions.store import RunStore, now_iso
+
+
+@dataclass
+class Progress:
+    total: int
+    done: int = 0
+    counts: Counter = field(default_factory=Counter)
+    tags: Counter = field(default_factory=Counter)
+    started: float = field(default_factory=time.monotonic)
+    finished: float | None = None
+    cancelled: bool = False
+
+    @property
+    def errors(self) -> int:
+        return self.counts.get("error", 0)
+
+    @property
+    def elapsed(self) -> float:
+        return (self.finished or time.monotonic()) - self.started
+
+    @property
+    def rate(self) -> float:
+        return self.done / self.elapsed if self.elapsed > 0 else 0.0
+
+    @property
+    def eta(self) -> float | None:
+        return (self.total - self.done) / self.rate if self.rate > 0 and self.done < self.total else None
+
+    @property
+    def accuracy(self) -> float:
+        judged = self.done - self.errors
+        return self.counts.get("correct", 0) / judged if judged else 0.0
+
+
+@dataclass(frozen=True)
+class ItemEvent:
+    index: int
+    item: Item
+    record: dict[str, Any]
+    progress: Progress
+
+
+Listener = Callable[[ItemEvent], None]
+
+
+def record_for(item: Item, index: int, verdict: Verdict, outputs: Sequence[str], steps: list[dict], attempt: int) -> dict:
+    return {
+        "id": item.id,
+        "index": index,
+        "status": verdict.status,
+        "scores": verdict.scores,
+        "tags": [t.to_json() for t in verdict.tags],
+        "outputs": list(outputs),
+        "steps": steps,
+        "attempt": attempt,
+        "time": now_iso(),
+    }
+
+
+def error_record(item: Item, index: int, message: str, outputs: Sequence[str], steps: list[dict], attempt: int) -> dict:
+    return {
+        "id": item.id,
+        "index": index,
+        "status": "error",
+        "scores": {},
+        "tags": [],
+        "outputs": list(outputs),
+        "steps": steps,
+        "error": message,
+        "attempt": attempt,
+        "time": now_iso(),
+    }
+
+
+class Runner:
+    def __init__(
+        self,
+        store: RunStore,
+        engine: Engine,
+        settings: Any,
+        backend: Backend,
+        concurrency: int = 8,
+        templates: Mapping[str, str] | None = None,
+    ):
+        self.store = store
+        self.engine = engine
+        self.settings = settings
+        self.backend = backend
+        self.concurrency = max(1, concurrency)
+        self.templates = dict(templates) if templates else None
+        self.listeners: list[Listener] = []
+        self.progress = Progress(total=0)
+        self._gate = asyncio.Event()
+        self._gate.set()
+        self._cancelled = False
+
+    def subscribe(self, listener: Listener) -> None:
+        self.listeners.append(listener)
+
+    def pause(self) -> None:
+        self._gate.clear()
+
+    def unpause(self) -> None:
+        self._gate.set()
+
+    @property
+    def paused(self) -> bool:
+        return not self._gate.is_set()
+
+    def cancel(self) -> None:
+        """Stop taking new items; items in flight are abandoned and left for resume."""
+        self._cancelled = True
+        self._gate.set()
+
+    async def run(self, indices: Sequence[int] | None = None) -> Progress:
+        """Run the given item indices (default: every pending one) and return the progress."""
+        items = self.store.items()
+        previous = self.store.results()
+        todo = list(self.store.pending_indices() if indices is None else indices)
+        self.progress = Progress(total=len(todo))
+        queue: asyncio.Queue[int] = asyncio.Queue()
+        for index in todo:
+            queue.put_nowait(index)
+        self.store.update_meta(status="running")
+        workers = [
+            asyncio.create_task(self._worker(queue, items, previous)) for _ in range(min(self.concurrency, len(todo)) or 1)
+        ]
+        status = "finished"
+        try:
+            await asyncio.gather(*workers)
+        except asyncio.CancelledError:
+            self._cancelled = True
+            raise
+        finally:
+            for task in workers:
+                task.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+            self.progress.finished = time.monotonic()
+            self.progress.cancelled = self._cancelled
+            self.store.flush()
+            if self._cancelled:
+                status = "cancelled"
+            elif self.store.pending_indices():
+                status = "incomplete"
+            self.store.update_meta(status=status)
+        return self.progress
+
+    async def _worker(self, queue: asyncio.Queue[int], items: list[Item], previous: Mapping[int, dict]) -> None:
+        while not self._cancelled:
+            await self._gate.wait()
+            if self._cancelled:
+                return
+            try:
+                index = queue.get_nowait()
+            except asyncio.QueueEmpty:
+                return
+            attempt = int(previous.get(index, {}).get("attempt", -1)) + 1
+            record = await self._run_item(index, items[index], attempt)
+            if self._cancelled:
+                return
+            self._finish(index, items[index], record)
+
+    async def _run_item(self, index: int, item: Item, attempt: int) -> dict:
+        outputs: list[str] = []
+        steps: list[dict] = []
+        try:
+            while (step := self.engine.next_step(item, self.settings, outputs, self.templates)) is not None:
+                request = CallRequest(item=item, step=step, step_index=len(outputs), outputs=tuple(outputs), attempt=attempt)
+                completion = await self.backend.complete(request)
+                outputs.append(completion.text)
+                steps.append(
+                    {
+                        "name": step.name,
+                        "template": step.template,
+                        "usage": completion.usage,
+                        "latency": round(completion.latency, 4),
+                        "cached": completion.cached,
+                    }
+                )
+        except BackendError as exc:
+            return error_record(item, index, str(exc), outputs, steps, attempt)
+        verdict = self.engine.score(item, outputs, self.settings)
+        return record_for(item, index, verdict, outputs, steps, attempt)
+
+    def _finish(self, index: int, item: Item, record: dict) -> None:
+        self.store.add_result(index, record)
+        progress = self.progress
+        progress.done += 1
+        progress.counts[record["status"]] += 1
+        for code in {t["code"] for t in record["tags"]}:
+            progress.tags[code] += 1
+        if self.listeners:
+            event = ItemEvent(index=index, item=item, record=record, progress=progress)
+            for listener in self.listeners:
+                listener(event)

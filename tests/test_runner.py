@@ -1,0 +1,118 @@
+"""The runner: concurrency, progress events, infrastructure errors, cancel and resume, rescore."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from engines.core import SimOptions, parse_settings
+from fake_engine import FakeEngine, FakeSettings
+from sessions.backends.base import Backend, BackendError, Completion, ModelSpec
+from sessions.backends.offline import SimBackend
+from sessions.runner import Runner
+from sessions.store import RunStore
+
+
+def new_run(n=20, steps=1):
+    engine = FakeEngine()
+    settings = parse_settings(FakeSettings, [f"count={n}", f"steps={steps}"])
+    store = RunStore.create(engine="fake", settings={}, seed=0, model="sim", backend={}, items=engine.items(settings, 0),
+                            templates=engine.templates(settings), concurrency=4)
+    return engine, settings, store
+
+
+class FlakyBackend(Backend):
+    """Fails items whose index is in ``broken``; records the peak number of calls in flight."""
+
+    def __init__(self, broken=(), delay=0.0):
+        self.spec = ModelSpec("flaky")
+        self.broken = set(broken)
+        self.delay = delay
+        self.in_flight = 0
+        self.peak = 0
+        self.calls = 0
+
+    async def complete(self, request):
+        self.calls += 1
+        self.in_flight += 1
+        self.peak = max(self.peak, self.in_flight)
+        try:
+            await asyncio.sleep(self.delay)
+            if int(request.item.id.split("-")[1]) in self.broken:
+                raise BackendError("server said 503")
+            return Completion(text=request.item.gold["answer"])
+        finally:
+            self.in_flight -= 1
+
+
+async def test_runs_every_item_with_bounded_concurrency_and_events():
+    engine, settings, store = new_run(20)
+    backend = FlakyBackend(delay=0.01)
+    runner = Runner(store, engine, settings, backend, concurrency=4)
+    seen = []
+    runner.subscribe(lambda event: seen.append((event.index, event.progress.done)))
+    progress = await runner.run()
+    assert progress.done == 20 and progress.counts["correct"] == 20
+    assert backend.peak == 4
+    assert sorted(i for i, _ in seen) == list(range(20))
+    assert [d for _, d in seen] == list(range(1, 21))
+    store.close()
+    assert len(RunStore.open(store.id).results()) == 20
+    assert RunStore.open(store.id).meta["status"] == "finished"
+
+
+async def test_infrastructure_errors_are_status_error_and_resume_retries_only_them():
+    engine, settings, store = new_run(10)
+    progress = await Runner(store, engine, settings, FlakyBackend(broken={3, 7})).run()
+    assert progress.errors == 2 and progress.counts["correct"] == 8
+    assert store.pending_indices() == [3, 7]
+    assert RunStore.open(store.id).meta["status"] == "incomplete"
+    retry = FlakyBackend()
+    progress = await Runner(store, engine, settings, retry).run()
+    assert retry.calls == 2 and progress.counts["correct"] == 2
+    results = store.results()
+    assert all(r["status"] == "correct" for r in results.values())
+    assert results[3]["attempt"] == 1 and results[0]["attempt"] == 0
+
+
+async def test_multi_step_items_pass_earlier_outputs():
+    engine, settings, store = new_run(3, steps=2)
+    progress = await Runner(store, engine, settings, FlakyBackend()).run()
+    assert progress.done == 3
+    assert all(len(r["outputs"]) == 2 and len(r["steps"]) == 2 for r in store.results().values())
+
+
+async def test_cancel_stops_and_leaves_the_rest_pending():
+    engine, settings, store = new_run(50)
+    runner = Runner(store, engine, settings, FlakyBackend(delay=0.01), concurrency=2)
+    runner.subscribe(lambda event: runner.cancel() if event.progress.done == 5 else None)
+    progress = await runner.run()
+    assert progress.cancelled
+    assert 5 <= len(store.results()) < 50
+    assert RunStore.open(store.id).meta["status"] == "cancelled"
+
+
+async def test_pause_holds_items_until_unpaused():
+    engine, settings, store = new_run(5)
+    runner = Runner(store, engine, settings, FlakyBackend(), concurrency=1)
+    runner.pause()
+    task = asyncio.create_task(runner.run())
+    await asyncio.sleep(0.05)
+    assert runner.progress.done == 0
+    runner.unpause()
+    progress = await task
+    assert progress.done == 5
+
+
+async def test_sim_replies_do_not_depend_on_order_or_concurrency():
+    engine, settings, store_a = new_run(40)
+    _, _, store_b = new_run(40)
+    sim = SimBackend(ModelSpec("sim", options={"error_rate": "0.5"}), engine, seed=3)
+    await Runner(store_a, engine, settings, sim, concurrency=1).run()
+    await Runner(store_b, engine, settings, sim, concurrency=16).run(list(reversed(range(40))))
+    a = {r["id"]: r["outputs"] for r in store_a.results().values()}
+    b = {r["id"]: r["outputs"] for r in store_b.results().values()}
+    assert a == b
+    assert 5 < sum(o == ["wrong"] for o in a.values()) < 35
+    assert sim.options == SimOptions(error_rate=0.5, error="", seed=3)
