@@ -24,6 +24,8 @@ from sessions.paths import config_path
 class Config:
     openai_base_url: str = ""
     openai_api_key: str = ""
+    openai_deadline: float = 120.0  # seconds for one call, retries included
+    openai_attempt_timeout: float = 60.0  # seconds for one HTTP attempt
     default_model: str = "sim"
     concurrency: int = 8
 
@@ -41,6 +43,8 @@ def load_config(path: Path | None = None) -> Config:
         return Config(
             openai_base_url=str(openai.get("base_url", "")),
             openai_api_key=str(openai.get("api_key", "")),
+            openai_deadline=float(openai.get("deadline", 120.0)),
+            openai_attempt_timeout=float(openai.get("attempt_timeout", 60.0)),
             default_model=str(data.get("model", "sim")),
             concurrency=int(data.get("concurrency", 8)),
         )

@@ -59,5 +59,7 @@ def make_backend(spec: ModelSpec, engine: Engine, seed: int, config: Config, cac
         spec,
         api_key=config.openai_api_key or None,
         base_url=config.openai_base_url or None,
+        deadline=config.openai_deadline,
+        attempt_timeout=min(config.openai_attempt_timeout, config.openai_deadline),
         cache=cache,
     )

@@ -1,0 +1,5 @@
+"""``python -m n2f_tui`` is the ``n2f`` command."""
+
+from n2f_tui.cli import entry
+
+entry()

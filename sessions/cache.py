@@ -1,0 +1,202 @@
+"""The response cache: successful model replies keyed by what produced them.
+
+A small sqlite3 key-value store (stdlib, WAL mode so readers never block the writer and
+several processes may share one file). The key is the SHA-256 of a canonical JSON of
+the key parts the caller passes -- the backends pass ``model``, ``base_url``,
+``messages``, ``params`` and ``attempt`` -- never an API key. Values are small JSON
+objects (``text`` and ``usage``). Errors are never cached: callers only ``put``
+successful completions.
+
+The cache is an optimisation, so it degrades instead of failing a run: a file that is
+not a database (or is damaged) is moved aside to ``<name>.corrupt-<timestamp>`` and a
+fresh cache started, with a warning; a locked database turns a lookup into a miss and
+a store into a no-op, also with a warning.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+import time
+import warnings
+from pathlib import Path
+from typing import Any, Mapping
+
+from sessions.errors import InputError
+
+SCHEMA_VERSION = 1
+_CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
+
+
+def cache_key(key_parts: Any) -> str:
+    """SHA-256 hex digest of the canonical JSON of ``key_parts`` (any JSON-serialisable value)."""
+    canonical = json.dumps(key_parts, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _is_corruption(exc: sqlite3.DatabaseError) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)  # Python >= 3.11
+    if code is not None:
+        return (code & 0xFF) in _CORRUPT_CODES
+    # Older Pythons: corruption surfaces as the bare DatabaseError; "locked", "readonly"
+    # and friends are OperationalError (a subclass) and must not be taken for corruption.
+    return type(exc) is sqlite3.DatabaseError
+
+
+class ResponseCache:
+    """A sqlite3-backed map from key parts to a JSON object.
+
+    Safe to share between asyncio tasks and threads of one process (a lock serialises the
+    short statements on the one connection) and between processes (WAL, busy timeout).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], busy_timeout: float = 5.0):
+        self.path = Path(path)
+        self._busy_timeout = busy_timeout
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+        self._warned_busy = False
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"cannot create the cache folder {self.path.parent}: {exc.strerror or exc}") from None
+        self._open()
+
+    # ------------------------------------------------------------------ opening
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            str(self.path), timeout=self._busy_timeout, isolation_level=None, check_same_thread=False
+        )
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS responses ("
+                " key TEXT PRIMARY KEY, value TEXT NOT NULL, created REAL NOT NULL)"
+            )
+            if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
+                conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            conn.execute("SELECT count(*) FROM responses WHERE key = ''").fetchone()
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _open(self) -> None:
+        try:
+            self._conn = self._connect()
+        except sqlite3.DatabaseError as exc:
+            if not _is_corruption(exc):
+                raise InputError(f"cannot open the response cache {self.path}: {exc}") from None
+            self._move_aside(exc)
+            try:
+                self._conn = self._connect()
+            except sqlite3.DatabaseError as exc2:
+                raise InputError(f"cannot open the response cache {self.path}: {exc2}") from None
+
+    def _move_aside(self, exc: BaseException) -> None:
+        stamp = time.strftime("%Y%m%d-%H%M%S") + f"-{os.getpid()}"
+        target = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
+        try:
+            os.replace(self.path, target)
+        except FileNotFoundError:  # another process moved it first
+            pass
+        for suffix in ("-wal", "-shm"):
+            try:
+                os.replace(f"{self.path}{suffix}", f"{target}{suffix}")
+            except FileNotFoundError:
+                pass
+        warnings.warn(
+            f"response cache {self.path} is unreadable ({exc}); moved it to {target.name} and started a fresh one",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+
+    def _recover(self, exc: sqlite3.DatabaseError) -> None:
+        """A damaged file found after opening: move it aside and start fresh."""
+        if self._conn is not None:
+            try:
+                self._conn.close()
+            except sqlite3.Error:
+                pass
+            self._conn = None
+        self._move_aside(exc)
+        try:
+            self._conn = self._connect()
+        except sqlite3.DatabaseError as exc2:
+            warnings.warn(f"response cache {self.path} disabled: {exc2}", RuntimeWarning, stacklevel=3)
+            self._conn = None
+
+    def _busy(self, exc: sqlite3.Error) -> None:
+        if not self._warned_busy:
+            self._warned_busy = True
+            message = f"response cache {self.path} unavailable ({exc}); continuing without it"
+            warnings.warn(message, RuntimeWarning, stacklevel=3)
+
+    # ------------------------------------------------------------------- access
+
+    def get(self, key_parts: Any) -> dict[str, Any] | None:
+        """The stored value for these key parts, or None on a miss."""
+        key = cache_key(key_parts)
+        with self._lock:
+            if self._conn is None:
+                return None
+            try:
+                row = self._conn.execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
+            except sqlite3.DatabaseError as exc:
+                if _is_corruption(exc):
+                    self._recover(exc)
+                else:
+                    self._busy(exc)
+                return None
+        if row is None:
+            return None
+        try:
+            value = json.loads(row[0])
+        except ValueError:
+            return None
+        return value if isinstance(value, dict) else None
+
+    def put(self, key_parts: Any, value: Mapping[str, Any]) -> None:
+        """Store a JSON-serialisable mapping under these key parts (replacing any previous one)."""
+        key = cache_key(key_parts)
+        text = json.dumps(dict(value), ensure_ascii=False, separators=(",", ":"))
+        with self._lock:
+            if self._conn is None:
+                return
+            try:
+                self._conn.execute(
+                    "INSERT OR REPLACE INTO responses (key, value, created) VALUES (?, ?, ?)", (key, text, time.time())
+                )
+            except sqlite3.DatabaseError as exc:
+                if _is_corruption(exc):
+                    self._recover(exc)
+                else:
+                    self._busy(exc)
+
+    def __len__(self) -> int:
+        with self._lock:
+            if self._conn is None:
+                return 0
+            try:
+                return int(self._conn.execute("SELECT count(*) FROM responses").fetchone()[0])
+            except sqlite3.DatabaseError:
+                return 0
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                try:
+                    self._conn.close()
+                finally:
+                    self._conn = None
+
+    def __enter__(self) -> "ResponseCache":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()

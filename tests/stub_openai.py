@@ -1,0 +1,263 @@
+"""A local OpenAI-compatible stub server for tests.
+
+Serves ``POST /v1/chat/completions`` and ``GET /v1/models`` on 127.0.0.1 with an
+ephemeral port, in a background thread, so the real ``openai`` client (and the ``n2f``
+command) can be pointed at it. Each chat request takes the next behaviour from a
+queue; when the queue is empty it answers normally ("ok").
+
+Behaviours (strings, ``NAME`` or ``NAME:ARG``):
+
+``ok``            200 with a reply produced by ``reply(messages)`` (default: a fixed text)
+``429[:S]``       429 with ``Retry-After: S`` (default 0; ``S`` may be fractional)
+``429ms:MS``      429 with only ``retry-after-ms: MS``
+``500`` / ``503`` / any 3-digit code
+                  that status with an OpenAI-style error body
+``hang[:S]``      send nothing for S seconds (default 30; cut short when the stub stops),
+                  then close the connection
+``slow:S``        wait S seconds, then answer as ``ok``
+``malformed``     200, ``application/json``, body that is not JSON
+``no_choices``    200 with a well-formed completion whose ``choices`` is empty
+``null_content``  200 with ``choices[0].message.content = null``
+``empty``         200 with an empty-string answer
+``close``         close the connection without answering
+
+Usage::
+
+    from stub_openai import running_stub
+
+    with running_stub(["429:1", "ok"], reply=lambda msgs: "42") as stub:
+        url = stub.base_url            # http://127.0.0.1:PORT/v1
+        ...
+        stub.requests[0]["messages"]   # every chat request is recorded
+        stub.push("500")               # queue more behaviours at any time
+
+``stub.requests`` holds one dict per chat request: ``messages``, ``model``, ``params``
+(every other body field), ``behaviour`` and ``headers`` (lower-cased names). Headers
+stay in memory only; tests may assert on the Authorization header.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable, Iterable, Iterator
+
+DEFAULT_REPLY = "stub reply"
+MODEL_ID = "stub-model"
+
+Reply = Callable[[list[dict[str, Any]]], str]
+
+
+def _words(text: Any) -> int:
+    return len(str(text or "").split())
+
+
+class StubServer:
+    """The stub's state: behaviour queue, recorded requests, in-flight counters."""
+
+    def __init__(self, behaviours: Iterable[str] = (), reply: Reply | None = None):
+        self.reply: Reply = reply or (lambda messages: DEFAULT_REPLY)
+        self._queue: collections.deque[str] = collections.deque(behaviours)
+        self._lock = threading.Lock()
+        self.requests: list[dict[str, Any]] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.stopping = threading.Event()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # ------------------------------------------------------------------ control
+
+    @property
+    def port(self) -> int:
+        assert self._httpd is not None, "stub not started"
+        return self._httpd.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def push(self, *behaviours: str) -> None:
+        with self._lock:
+            self._queue.extend(behaviours)
+
+    def pending(self) -> list[str]:
+        with self._lock:
+            return list(self._queue)
+
+    def chat_requests(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return [r for r in self.requests if r["path"].endswith("/chat/completions")]
+
+    def start(self) -> "StubServer":
+        stub = self
+
+        class Handler(_Handler):
+            server_state = stub
+
+        class Server(ThreadingHTTPServer):
+            daemon_threads = True
+            request_queue_size = 256  # many concurrent connects must not hit the backlog
+
+        self._httpd = Server(("127.0.0.1", 0), Handler)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.stopping.set()
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def _next_behaviour(self) -> str:
+        with self._lock:
+            return self._queue.popleft() if self._queue else "ok"
+
+    def _enter(self) -> None:
+        with self._lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+
+    def _leave(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as real servers do
+    disable_nagle_algorithm = True  # headers and body go out in two writes: avoid 40 ms delayed-ACK stalls
+    server_state: StubServer
+
+    def log_message(self, format: str, *args: Any) -> None:  # silence the default stderr log
+        pass
+
+    # ----------------------------------------------------------------- helpers
+
+    def _send_json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+        body = json.dumps(payload).encode()
+        self._send_raw(status, body, "application/json", headers)
+
+    def _send_raw(self, status: int, body: bytes, ctype: str, headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _error(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        kind = "rate_limit_error" if status == 429 else "server_error" if status >= 500 else "invalid_request_error"
+        self._send_json(status, {"error": {"message": message, "type": kind, "param": None, "code": None}}, headers)
+
+    def _completion(self, messages: list[dict[str, Any]], model: str, content: Any) -> dict[str, Any]:
+        prompt_tokens = sum(_words(m.get("content")) for m in messages if isinstance(m, dict))
+        completion_tokens = _words(content)
+        return {
+            "id": "chatcmpl-stub",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": content},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+        }
+
+    # ---------------------------------------------------------------- handlers
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/").endswith("/models"):
+            self._send_json(200, {"object": "list", "data": [{"id": MODEL_ID, "object": "model", "owned_by": "stub"}]})
+        else:
+            self._error(404, f"no route {self.path}")
+
+    def do_POST(self) -> None:
+        state = self.server_state
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self._error(404, f"no route {self.path}")
+            return
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            self._error(400, "request body is not JSON")
+            return
+        messages = body.get("messages") or []
+        model = body.get("model", "")
+        behaviour = state._next_behaviour()
+        with state._lock:
+            state.requests.append(
+                {
+                    "path": self.path,
+                    "model": model,
+                    "messages": messages,
+                    "params": {k: v for k, v in body.items() if k not in ("messages", "model")},
+                    "behaviour": behaviour,
+                    "headers": {k.lower(): v for k, v in self.headers.items()},
+                    "time": time.monotonic(),
+                }
+            )
+        state._enter()
+        try:
+            self._act(behaviour, messages, model)
+        finally:
+            state._leave()
+
+    def _act(self, behaviour: str, messages: list[dict[str, Any]], model: str) -> None:
+        state = self.server_state
+        name, _, arg = behaviour.partition(":")
+        if name == "ok":
+            self._send_json(200, self._completion(messages, model, state.reply(messages)))
+        elif name == "slow":
+            state.stopping.wait(float(arg or 1))
+            self._send_json(200, self._completion(messages, model, state.reply(messages)))
+        elif name == "empty":
+            self._send_json(200, self._completion(messages, model, ""))
+        elif name == "null_content":
+            self._send_json(200, self._completion(messages, model, None))
+        elif name == "no_choices":
+            payload = self._completion(messages, model, "")
+            payload["choices"] = []
+            self._send_json(200, payload)
+        elif name == "malformed":
+            self._send_raw(200, b'{"id": "chatcmpl-stub", "choices": [ this is not json', "application/json")
+        elif name == "429ms":
+            self._error(429, "rate limited (stub)", {"retry-after-ms": str(arg or "0")})
+        elif name == "hang":
+            state.stopping.wait(float(arg or 30))
+            self.close_connection = True
+        elif name == "close":
+            self.close_connection = True
+        elif name.isdigit() and len(name) == 3:
+            status = int(name)
+            headers = {"Retry-After": arg or "0"} if status == 429 else None
+            self._error(status, f"stub error {status}", headers)
+        else:
+            self._error(500, f"stub: unknown behaviour {behaviour!r}")
+
+
+@contextlib.contextmanager
+def running_stub(behaviours: Iterable[str] = (), reply: Reply | None = None) -> Iterator[StubServer]:
+    """Run a stub server for the duration of the ``with`` block."""
+    stub = StubServer(behaviours, reply).start()
+    try:
+        yield stub
+    finally:
+        stub.stop()
