@@ -85,6 +85,11 @@ class StubServer:
         with self._lock:
             self._queue.extend(behaviours)
 
+    def clear(self) -> None:
+        """Drop every queued behaviour: from now on the stub answers normally."""
+        with self._lock:
+            self._queue.clear()
+
     def pending(self) -> list[str]:
         with self._lock:
             return list(self._queue)

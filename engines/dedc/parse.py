@@ -1,0 +1,318 @@
+"""Raw model text -> DEDC assignment expressions, or a parse failure with a position.
+
+The answer language (paper section 2.1) is a sequence of assignments
+``target := symbol (arg, arg, ...)`` closed by ``result := variable``, separated by
+``;`` (or one per line). Models wrap it in chat: code fences (```, ```plaintext), an
+``Answer:`` prefix, prose before and after, markdown emphasis, numbered lines. The
+extractor finds every assignment wherever it sits and reports everything else it had to
+drop (``Parsed.removed``) so that the tagger can emit ``format_violation``; whitespace and
+``;`` separators are never a violation.
+
+Rules, in order:
+
+* the text is tokenised once (one compiled regular expression); backticks and ``*`` are
+  noise (markdown) and are skipped but reported;
+* an assignment starts at an identifier followed by ``:=``; its right-hand side is an atom
+  (``view_3``, ``attr_12``, ``864``, ``all``) or a call ``symbol (term, ...)`` whose
+  ``(`` is on the same line as the symbol; calls may nest (a model may write a single
+  expression), arguments may span lines;
+* when code fences hold assignments, only the last fenced block holding assignments is
+  the answer (earlier drafts and prose outside are dropped and reported);
+* ``=`` is not accepted for ``:=`` (the symbolic system is part of what is tested);
+* nothing parseable (no ``:=`` at all, a ``:=`` without a target, a right-hand side that is
+  not a term, an unclosed call) -> ``ParseFailure`` with the 1-based line and column and
+  the offending line with a caret.
+
+Never raises on any input (fuzz-tested).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+from typing import Union
+
+MAX_DEPTH = 40  # nesting limit of calls inside one right-hand side
+
+
+@dataclass(frozen=True)
+class Call:
+    """``symbol (args...)``: one primitive application (args are atoms or nested calls)."""
+
+    symbol: str
+    args: tuple["Term", ...]
+
+    def text(self) -> str:
+        return f"{self.symbol} ({', '.join(term_text(a) for a in self.args)})"
+
+
+Term = Union[str, Call]
+
+
+def term_text(term: Term) -> str:
+    return term if isinstance(term, str) else term.text()
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """``target := value``; ``value`` is a Call, or an atom for aliases like ``result := view_4``."""
+
+    target: str
+    value: Term
+    line: int
+    column: int
+
+    @property
+    def symbol(self) -> str | None:
+        return self.value.symbol if isinstance(self.value, Call) else None
+
+    @property
+    def args(self) -> tuple[Term, ...]:
+        return self.value.args if isinstance(self.value, Call) else (self.value,)
+
+    def text(self) -> str:
+        return f"{self.target} := {term_text(self.value)}"
+
+
+@dataclass(frozen=True)
+class Parsed:
+    assignments: tuple[Assignment, ...]
+    removed: tuple[str, ...] = ()  # text dropped around/between the assignments (fences, prose)
+
+    @property
+    def clean(self) -> bool:
+        return not self.removed
+
+
+@dataclass(frozen=True)
+class ParseFailure:
+    message: str
+    line: int
+    column: int
+    context: str  # the offending line and a caret under the column
+
+    def describe(self) -> str:
+        return f"line {self.line}, column {self.column}: {self.message}"
+
+
+# ------------------------------------------------------------------------ tokens
+
+_TOKEN = re.compile(
+    r"(?P<FENCE>```[^\S\n]*[A-Za-z0-9_+\-.]*)"
+    r"|(?P<ASSIGN>:=)"
+    r"|(?P<ATOM>-?[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*)"
+    r"|(?P<LP>\()|(?P<RP>\))|(?P<COMMA>,)|(?P<SEMI>;)"
+    r"|(?P<NL>\n)"
+    r"|(?P<WS>[^\S\n]+)"
+    r"|(?P<NOISE>[`*]+)"
+    r"|(?P<OTHER>.)",
+    re.DOTALL,
+)
+_FENCE, _ASSIGN, _ATOM, _LP, _RP, _COMMA, _SEMI, _NL, _WS, _NOISE, _OTHER = (
+    "FENCE", "ASSIGN", "ATOM", "LP", "RP", "COMMA", "SEMI", "NL", "WS", "NOISE", "OTHER")
+_TARGET_OK = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+class _Fail(Exception):
+    def __init__(self, message: str, pos: int):
+        super().__init__(message)
+        self.message = message
+        self.pos = pos
+
+
+class _Scanner:
+    __slots__ = ("text", "kinds", "values", "starts", "n", "noise", "line_starts")
+
+    def __init__(self, text: str):
+        self.text = text
+        kinds: list[str] = []
+        values: list[str] = []
+        starts: list[int] = []
+        noise: list[int] = []
+        for m in _TOKEN.finditer(text):
+            kind = m.lastgroup
+            if kind == _NOISE:
+                noise.append(m.start())
+                continue
+            kinds.append(kind)  # type: ignore[arg-type]
+            values.append(m.group())
+            starts.append(m.start())
+        self.kinds, self.values, self.starts, self.noise = kinds, values, starts, noise
+        self.n = len(kinds)
+        self.line_starts: list[int] | None = None
+
+    # positions -----------------------------------------------------------------
+
+    def pos(self, i: int) -> int:
+        return self.starts[i] if i < self.n else len(self.text)
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        if self.line_starts is None:
+            self.line_starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
+        line = bisect.bisect_right(self.line_starts, offset)
+        return line, offset - self.line_starts[line - 1] + 1
+
+    def context(self, offset: int) -> str:
+        line, col = self.line_col(offset)
+        assert self.line_starts is not None
+        start = self.line_starts[line - 1]
+        end = self.text.find("\n", start)
+        text = self.text[start:] if end < 0 else self.text[start:end]
+        if len(text) > 120:  # keep the caret visible on long lines
+            lo = max(0, col - 60)
+            text, col = text[lo:lo + 120], col - lo
+        return f"{text}\n{' ' * (col - 1)}^"
+
+    # grammar -------------------------------------------------------------------
+
+    def skip(self, i: int, newlines: bool) -> int:
+        kinds = self.kinds
+        while i < self.n and (kinds[i] == _WS or (newlines and kinds[i] == _NL)):
+            i += 1
+        return i
+
+    def term(self, i: int, depth: int) -> tuple[Term, int]:
+        i = self.skip(i, newlines=depth > 0)
+        if i >= self.n or self.kinds[i] != _ATOM:
+            what = "end of text" if i >= self.n else repr(self.values[i])
+            raise _Fail(f"expected a variable, value or primitive call, found {what}", self.pos(i))
+        atom = self.values[i]
+        j = self.skip(i + 1, newlines=False)
+        if j >= self.n or self.kinds[j] != _LP:
+            return atom, i + 1
+        if depth >= MAX_DEPTH:
+            raise _Fail("calls nested too deeply", self.pos(j))
+        args: list[Term] = []
+        k = self.skip(j + 1, newlines=True)
+        if k < self.n and self.kinds[k] == _RP:
+            return Call(atom, ()), k + 1
+        while True:
+            arg, k = self.term(k, depth + 1)
+            args.append(arg)
+            k = self.skip(k, newlines=True)
+            if k >= self.n:
+                raise _Fail(f"unclosed '(' of {atom}: the text ends inside its arguments", self.pos(j))
+            kind = self.kinds[k]
+            if kind == _RP:
+                return Call(atom, tuple(args)), k + 1
+            if kind != _COMMA:
+                raise _Fail(f"expected ',' or ')' in the arguments of {atom}, found {self.values[k]!r}",
+                            self.pos(k))
+            k += 1
+
+
+def parse_term(text: str) -> Term | None:
+    """One bare expression such as an official candidate ``f1(f0(all,attr_1,5),attr_2,7)``."""
+    scanner = _Scanner(text)
+    try:
+        term, i = scanner.term(0, 0)
+    except _Fail:
+        return None
+    return term if scanner.skip(i, newlines=True) >= scanner.n else None
+
+
+def parse_answer(text: str) -> Parsed | ParseFailure:
+    """Extract the assignments of a (possibly chatty) model reply."""
+    if not isinstance(text, str):
+        text = "" if text is None else str(text)
+    s = _Scanner(text)
+    kinds, values = s.kinds, s.values
+    # (segment, assignment, first token, end token) per statement; segment = fences seen before
+    found: list[tuple[int, Assignment, int, int]] = []
+    failures: list[tuple[int, _Fail]] = []
+    segment = 0
+    i = 0
+    n = s.n
+    while i < n:
+        kind = kinds[i]
+        if kind == _FENCE:
+            segment += 1
+            i += 1
+            continue
+        if kind == _ASSIGN:
+            failures.append((segment, _Fail("':=' without a target variable before it", s.pos(i))))
+            i += 1
+            continue
+        if kind != _ATOM:
+            i += 1
+            continue
+        j = s.skip(i + 1, newlines=False)
+        if j >= n or kinds[j] != _ASSIGN:
+            i += 1
+            continue
+        target = values[i]
+        try:
+            if not _TARGET_OK.match(target):
+                raise _Fail(f"{target!r} cannot be assigned to", s.pos(i))
+            value, k = s.term(j + 1, 0)
+        except _Fail as fail:
+            failures.append((segment, fail))
+            # resynchronise after the next ';' or line end
+            k = j + 1
+            while k < n and kinds[k] not in (_SEMI, _NL, _FENCE):
+                k += 1
+            i = k
+            continue
+        line, col = s.line_col(s.pos(i))
+        end = s.skip(k, newlines=False)
+        if end < n and kinds[end] == _SEMI:
+            end += 1
+        found.append((segment, Assignment(target, value, line, col), i, end))
+        i = end
+
+    # choose the answer region
+    fenced = [f for f in found if f[0] % 2 == 1]
+    if fenced:
+        last = fenced[-1][0]
+        chosen = [f for f in found if f[0] == last]
+        failures = [f for f in failures if f[0] == last]
+    else:
+        chosen = found
+    if failures:
+        fail = failures[0][1]
+        line, col = s.line_col(fail.pos)
+        return ParseFailure(fail.message, line, col, s.context(fail.pos))
+    if not chosen:
+        # point at the first visible character (or 1:1 for an empty reply)
+        first = next((k for k in range(n) if kinds[k] not in (_WS, _NL)), None)
+        offset = s.pos(first) if first is not None else 0
+        line, col = s.line_col(offset)
+        what = "the reply is empty" if first is None and not s.noise else \
+            "no assignment 'target := primitive (arguments)' found"
+        if "=" in values:
+            what += " (the answer language assigns with ':=', not '=')"
+        return ParseFailure(what, line, col, s.context(offset))
+    return Parsed(tuple(f[1] for f in chosen), _removed(s, [(a, b) for _, _, a, b in chosen]))
+
+
+def _removed(s: _Scanner, covered: list[tuple[int, int]]) -> tuple[str, ...]:
+    """Text outside the chosen statements, one piece per line stretch (whitespace and ';' are free)."""
+    kinds, values = s.kinds, s.values
+    inside = bytearray(s.n)
+    for a, b in covered:
+        inside[a:b] = b"\x01" * (b - a)
+    pieces: list[str] = []
+    piece: list[str] = []
+    for t in range(s.n):
+        kind = kinds[t]
+        if inside[t] or kind == _NL:
+            if piece:
+                pieces.append("".join(piece).strip())
+                piece = []
+        elif kind == _WS or kind == _SEMI:
+            if piece:
+                piece.append(" " if kind == _WS else ";")
+        else:
+            piece.append(values[t])
+    if piece:
+        pieces.append("".join(piece).strip())
+    out = [_short(p) for p in pieces if p.strip(" ;")]
+    if s.noise:
+        marks = sorted({"`" if s.text[p] == "`" else "*" for p in s.noise})
+        out.append("markdown " + " ".join(marks))
+    return tuple(out)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."

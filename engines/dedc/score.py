@@ -1,0 +1,353 @@
+"""DEDC answer checking (paper section 2.3, appendix A.4) and run aggregation (Tables 1, 3, 4, 5).
+
+Checking. The assignments are substituted in order into one expression: for each
+``L := R``, every variable of ``R`` defined earlier is replaced by its expression, then
+``L`` is bound to the result; the expression bound to ``result`` is the answer. Where the
+paper's ``convert_to_one`` uses ``str.replace`` (so ``view_1`` also rewrites the prefix of
+``view_10``, and a variable name occurring inside another token is replaced too), this
+substitution works on parsed terms: only whole tokens that are variables are replaced.
+It is therefore independent of intermediate variable names, of the topological order
+and of whitespace. The commutative primitive (``add``, whatever symbol the naming gives
+it: ``f8``, ``sub``, ``top_k``) may have its two arguments swapped: rather than
+enumerating the 2^k variants of both sides, both are put in a canonical form (the
+arguments of commutative calls sorted) and compared; an answer is correct iff its
+canonical form equals that of the gold answer or of any official accepted string. The
+2^k variants are still produced (``expansions``) to show the matched one and to check
+ourselves against the official ``candi_outputs``.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import lru_cache
+from typing import Any, Mapping, Sequence
+
+from engines.core import DataError, Item, Report, RunResults, Table, TagType, Verdict, settings_to_json
+from engines.dedc.parse import Call, ParseFailure, Parsed, Term, parse_answer, parse_term
+from engines.dedc.tags import build_graph, naming, tag, tag_errors
+from engines.reporting import accuracy_by, scored, status_counts, tag_table, wilson_interval
+
+MAX_EXPR = 20_000  # characters of a substituted expression before we give up on it
+MAX_VARIANTS = 64
+MAX_DEPTH = 200  # nesting of a substituted expression (gold answers have 4)
+
+
+class TooLarge(Exception):
+    pass
+
+
+# ----------------------------------------------------------------- substitution
+
+
+def substitute(assignments: Sequence[Any]) -> Term | None:
+    """The single expression ``result`` stands for (A.4), token-aware; None without ``result``."""
+    store: dict[str, Term] = {}
+
+    def sub(term: Term) -> Term:
+        if isinstance(term, str):
+            return store.get(term, term)
+        return Call(term.symbol, tuple(sub(a) for a in term.args))
+
+    for a in assignments:
+        store[a.target] = sub(a.value)
+    return store.get("result")
+
+
+def render(term: Term, memo: dict[int, str] | None = None) -> str:
+    """The paper's compact form ``f1(f0(all,attr_1,5),attr_2,7)`` (no spaces)."""
+    memo = {} if memo is None else memo
+
+    def go(t: Term, depth: int = 0) -> str:
+        if isinstance(t, str):
+            return t
+        hit = memo.get(id(t))
+        if hit is None:
+            if depth > MAX_DEPTH:
+                raise TooLarge
+            hit = t.symbol + "(" + ",".join(go(a, depth + 1) for a in t.args) + ")"
+            if len(hit) > MAX_EXPR:
+                raise TooLarge
+            memo[id(t)] = hit
+        return hit
+    return go(term)
+
+
+def canonical(term: Term, commutative: frozenset[str]) -> str:
+    """The compact form with the arguments of commutative calls sorted."""
+    memo: dict[int, str] = {}
+
+    def go(t: Term, depth: int = 0) -> str:
+        if isinstance(t, str):
+            return t
+        hit = memo.get(id(t))
+        if hit is None:
+            if depth > MAX_DEPTH:
+                raise TooLarge
+            parts = [go(a, depth + 1) for a in t.args]
+            if t.symbol in commutative and len(parts) == 2:
+                parts.sort()
+            hit = t.symbol + "(" + ",".join(parts) + ")"
+            if len(hit) > MAX_EXPR:
+                raise TooLarge
+            memo[id(t)] = hit
+        return hit
+    return go(term)
+
+
+def expansions(term: Term, commutative: frozenset[str]) -> list[str]:
+    """Every argument-swapped variant (A.4's 2^k final expressions), capped at MAX_VARIANTS."""
+    def go(t: Term) -> list[str]:
+        if isinstance(t, str):
+            return [t]
+        combos = [""]
+        for k, a in enumerate(t.args):
+            sep = "," if k else ""
+            combos = [c + sep + v for c in combos for v in go(a)][:MAX_VARIANTS]
+        out = [f"{t.symbol}({c})" for c in combos]
+        if t.symbol in commutative and len(t.args) == 2:
+            out += [f"{t.symbol}({b},{a})" for a in go(t.args[0]) for b in go(t.args[1])]
+        return list(dict.fromkeys(out))[:MAX_VARIANTS]
+    return go(term)
+
+
+@lru_cache(maxsize=4096)
+def _gold(answer: str, names: str, accepted: tuple[str, ...]) -> tuple[Any, ...]:
+    """(parsed gold, gold graph, expansions, canonical forms of every accepted string)."""
+    parsed = parse_answer(answer)
+    if isinstance(parsed, ParseFailure):
+        raise DataError(f"malformed DEDC gold answer ({parsed.describe()}): {answer[:80]!r}")
+    comm = naming(names).commutative
+    tree = substitute(parsed.assignments)
+    if tree is None:
+        raise DataError(f"malformed DEDC gold answer (no 'result := ...'): {answer[:80]!r}")
+    exps = expansions(tree, comm)
+    forms = {canonical(tree, comm): exps[0]}
+    for text in accepted:
+        t = parse_term(text)
+        if t is not None:
+            forms.setdefault(canonical(t, comm), text)
+    return parsed, build_graph(parsed.assignments, names), exps, forms
+
+
+def gold_expansions(answer: str, names: str = "opaque") -> set[str]:
+    """The checker's own expansion of a gold answer (should equal the official candi_outputs)."""
+    return set(_gold(answer, names, ())[2])
+
+
+def item_names(item: Item, settings: Any = None) -> str:
+    names = item.meta.get("names") or getattr(settings, "names", None) or "opaque"
+    return names if names in ("opaque", "anomalous", "cross") else "opaque"
+
+
+class Check:
+    """The outcome of checking one parsed answer against an item's gold."""
+
+    __slots__ = ("correct", "output_expr", "gold_expr", "matched", "note")
+
+    def __init__(self, correct: bool, output_expr: str, gold_expr: str, matched: str, note: str = ""):
+        self.correct, self.output_expr, self.gold_expr, self.matched, self.note = (
+            correct, output_expr, gold_expr, matched, note)
+
+
+def check(parsed: Parsed, item: Item, names: str) -> Check:
+    gold = item.gold
+    _, _, exps, forms = _gold(str(gold.get("answer", "")), names, tuple(gold.get("accepted") or ()))
+    comm = naming(names).commutative
+    tree = substitute(parsed.assignments)
+    if tree is None:
+        return Check(False, "", exps[0], "", "no 'result := ...' statement")
+    try:
+        form = canonical(tree, comm)
+        shown = render(tree)
+    except TooLarge:
+        return Check(False, "(expression too large)", exps[0], "", "substituted expression too large")
+    hit = forms.get(form)
+    if hit is None:
+        return Check(False, shown, exps[0], "")
+    return Check(True, shown, hit, hit)
+
+
+# --------------------------------------------------------------------- verdict
+
+
+def score_item(item: Item, outputs: Sequence[str], settings: Any = None, with_views: bool = True) -> Verdict:
+    from engines.dedc import views
+
+    names = item_names(item, settings)
+    text = outputs[0] if outputs else ""
+    parsed = parse_answer(text)
+    gold_parsed, gold_graph, exps, _ = _gold(str(item.gold.get("answer", "")), names,
+                                               tuple(item.gold.get("accepted") or ()))
+    if isinstance(parsed, ParseFailure):
+        tags = [tag("unparseable", parsed.describe() + ("" if outputs else " (no output)"))]
+        vs = views.unparseable_views(item, text, parsed, gold_parsed, gold_graph, exps[0]) if with_views else []
+        return Verdict("unparseable", {"correct": 0.0}, tags, vs)
+    result = check(parsed, item, names)
+    tags = []
+    graph = None
+    if not result.correct:
+        graph = build_graph(parsed.assignments, names)
+        tags = tag_errors(graph, gold_graph)
+    if parsed.removed:
+        tags.append(tag("format_violation", "removed: " + " | ".join(parsed.removed[:4])
+                        + (f" (+{len(parsed.removed) - 4} more)" if len(parsed.removed) > 4 else "")))
+    status = "correct" if result.correct else "wrong"
+    vs = []
+    if with_views:
+        if graph is None:
+            graph = build_graph(parsed.assignments, names)
+        vs = views.verdict_views(status, parsed, graph, gold_parsed, gold_graph, result, names)
+    return Verdict(status, {"correct": 1.0 if result.correct else 0.0}, tags, vs)
+
+
+# -------------------------------------------------------------------- reporting
+
+_GAP_LABEL = {"0": "0% gap", "100": "100% gap", "base": "base gap"}
+_NAMES_LABEL = {"anomalous": "Anomalous", "cross": "Cross", "opaque": "opaque names"}
+
+
+def effective_settings(settings: Any) -> dict[str, Any]:
+    """The settings that define a condition; an official file's name stands for its knobs."""
+    if settings is None:
+        return {}
+    if isinstance(settings, Mapping):
+        data = dict(settings)
+    else:
+        try:
+            data = settings_to_json(settings)
+        except TypeError:
+            data = dict(vars(settings))
+    dataset = str(data.get("dataset") or "")
+    if dataset:
+        stem = dataset.replace("\\", "/").rsplit("/", 1)[-1]
+        for suffix in (".full.jsonl", ".jsonl"):
+            if stem.endswith(suffix):
+                stem = stem[: -len(suffix)]
+        data["primitives"] = "_show_primitive" in stem
+        data["gap"] = "0" if "_no_sys_gap" in stem else "100" if "_complete_sys_gap" in stem else "base"
+        data["names"] = "anomalous" if "_anom" in stem else "cross" if "_cross" in stem else "opaque"
+        for token in ("_show_primitive", "_no_sys_gap", "_complete_sys_gap", "_anom", "_cross"):
+            stem = stem.replace(token, "")
+        data["dataset"] = stem
+    data.setdefault("primitives", False)
+    data.setdefault("gap", "base")
+    data.setdefault("names", "opaque")
+    return data
+
+
+def _pct(run: RunResults) -> float | None:
+    judged = scored(run.results)
+    if not judged:
+        return None
+    return 100.0 * sum(r.status == "correct" for r in judged) / len(judged)
+
+
+def _r2(x: float) -> float:
+    return round(x + 0.0, 2) or 0.0
+
+
+def _condition_label(s: Mapping[str, Any]) -> str:
+    parts = []
+    if str(s.get("gap", "base")) != "base":
+        parts.append(_GAP_LABEL.get(str(s["gap"]), f"gap={s['gap']}"))
+    if s.get("names", "opaque") != "opaque":
+        parts.append(_NAMES_LABEL.get(str(s["names"]), str(s["names"])))
+    return " + ".join(parts) or "base"
+
+
+def aggregate(run: RunResults, against: Sequence[RunResults], taxonomy: Sequence[TagType]) -> Report:
+    judged = scored(run.results)
+    n = len(judged)
+    ok = sum(r.status == "correct" for r in judged)
+    lo, hi = wilson_interval(ok, n)
+    metrics: dict[str, float] = {"accuracy": ok / n if n else 0.0, "accuracy_ci_low": lo, "accuracy_ci_high": hi}
+    notes: list[str] = []
+    counts = status_counts(run.results)
+    if counts.get("error"):
+        notes.append(f"{counts['error']} items in status error are excluded from accuracy")
+    tables = [Table("Accuracy", "Accuracy with a 95% Wilson interval",
+                    ["n", "correct", "accuracy %", "95% CI low %", "95% CI high %"],
+                    [[n, ok, _r2(100 * ok / n) if n else 0.0, _r2(100 * lo), _r2(100 * hi)]])]
+
+    # conditions of this model: settings without `primitives` -> {False: P_dc run, True: P_c run}
+    mine = effective_settings(run.settings)
+    conditions: dict[tuple, dict[bool, RunResults]] = {}
+    keys: dict[tuple, dict[str, Any]] = {}
+    for r in [run, *against]:
+        if r is not run and r.model != run.model:
+            continue
+        s = effective_settings(r.settings)
+        key_map = {k: v for k, v in s.items() if k != "primitives"}
+        key = tuple(sorted((k, repr(v)) for k, v in key_map.items()))
+        keys[key] = key_map
+        conditions.setdefault(key, {}).setdefault(bool(s.get("primitives")), r)
+    my_key = tuple(sorted((k, repr(v)) for k, v in mine.items() if k != "primitives"))
+    pair = conditions.get(my_key, {})
+    p_dc = _pct(pair[False]) if False in pair else None
+    p_c = _pct(pair[True]) if True in pair else None
+    if p_dc is not None:
+        metrics["P_dc"] = _r2(p_dc)
+    if p_c is not None:
+        metrics["P_c"] = _r2(p_c)
+        metrics["D_c"] = _r2(100 - p_c)
+    if p_dc is not None and p_c is not None:
+        metrics["D_d"] = _r2(p_c - p_dc)
+        tables.append(Table("Table 1", "Decoupled decomposition and composition (P_dc, P_c, D_c, D_d)",
+                            ["model", "P_dc", "P_c", "D_c", "D_d"],
+                            [[run.model, _r2(p_dc), _r2(p_c), _r2(100 - p_c), _r2(p_c - p_dc)]],
+                            note="D_c = 100 - P_c; D_d = P_c - P_dc (paper section 2.4)"))
+    elif against:
+        notes.append("Table 1 needs this run and one of the same model that differs only in primitives=")
+
+    tables.append(tag_table("Table 3", "Error types (items per tag)", judged, taxonomy))
+
+    # Tables 4/5: effects of a setting against the base pair (gap=base, names=opaque)
+    base_key = None
+    for key, km in keys.items():
+        if str(km.get("gap", "base")) == "base" and km.get("names", "opaque") == "opaque" and \
+                all(km.get(k) == mine.get(k) for k in km if k not in ("gap", "names")):
+            base_key = key
+    base = conditions.get(base_key, {}) if base_key else {}
+    if False in base and True in base:
+        b_dc, b_c = _pct(base[False]), _pct(base[True])
+        rows4: list[list[Any]] = []
+        rows5: list[list[Any]] = []
+        for key, pair_s in conditions.items():
+            if key == base_key or False not in pair_s or True not in pair_s or b_dc is None or b_c is None:
+                continue
+            km = keys[key]
+            if any(km.get(k) != mine.get(k) for k in km if k not in ("gap", "names")):
+                continue
+            s_dc, s_c = _pct(pair_s[False]), _pct(pair_s[True])
+            if s_dc is None or s_c is None:
+                continue
+            d_c = s_c - b_c
+            d_d = (s_dc - b_dc) - d_c
+            row = [_condition_label(km), run.model, _r2(s_dc), _r2(s_c), _r2(d_c), _r2(d_d)]
+            (rows5 if km.get("names", "opaque") != "opaque" else rows4).append(row)
+            if key == my_key:
+                metrics["Delta_c"] = _r2(d_c)
+                metrics["Delta_d"] = _r2(d_d)
+        cols = ["setting", "model", "P^s_dc", "P^s_c", "Delta^s_c", "Delta^s_d"]
+        note = "Delta_c = P^s_c - P_c; Delta_d = (P^s_dc - P_dc) - Delta_c against the base pair (section 4)"
+        if rows4:
+            tables.append(Table("Table 4", "Compositional gap settings against the base evaluation", cols,
+                                sorted(rows4), note=note))
+        if rows5:
+            tables.append(Table("Table 5", "Counter-intuitive symbolic names against the base evaluation", cols,
+                                sorted(rows5), note=note))
+    tables.append(accuracy_by(judged, "graph_type"))
+    tables.append(accuracy_by(judged, "gap"))
+    return Report(metrics=metrics, tables=tables, notes=notes)
+
+
+def items_per_second(items: Sequence[Item], outputs: Sequence[Sequence[str]], settings: Any = None,
+                     repeat: int = 3) -> float:
+    """Scoring throughput (parse + check + tag + views), best of ``repeat`` passes."""
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for item, out in zip(items, outputs):
+            score_item(item, out, settings)
+        best = min(best, time.perf_counter() - t0)
+    return len(items) / best if best > 0 else float("inf")

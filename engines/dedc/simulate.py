@@ -1,0 +1,459 @@
+"""The offline DEDC model: the gold answer, or the gold answer with one injected error.
+
+The gold answer is read as a DAG and rendered again, sometimes in another valid
+topological order and with shuffled (but consistent) variable numbers, sometimes one
+assignment per line: all of that must still be judged correct, which exercises the
+checker. With probability ``error_rate`` (or always, for ``error=CODE``) one error of
+the taxonomy is injected, modelled on the paper's Table 2:
+
+* primitive_confusion: a step uses another primitive of the same arity on the same arguments;
+* primitive_fiction: two steps merged into one call (too many arguments), an unknown
+  primitive name, or one argument too many/few;
+* variable_misuse: a step's target renamed while its users keep the old name, a user
+  pointed at another existing variable (leaving the right step unused), or a reference to a
+  variable that is never defined;
+* redundancy: ``kth_max`` written as ``kth_argmax`` + ``hop``, or an extra filter step;
+* omission: a step dropped (its users take its input, ``all``, or a constant instead);
+* incorrect_meaning: a changed argument, or two chained steps in swapped order;
+* unparseable: a reply cut inside a call, or prose without expressions;
+* format_violation: the gold answer wrapped in prose or a code fence.
+
+Every injected answer is checked to be wrong (another variant is tried otherwise). About
+one reply in ten is wrapped in prose or a code fence for realism. Everything is a pure
+function of the item, the options and ``rng_seed``.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Callable
+
+from engines.core import Item, SettingsError, SimOptions
+from engines.dedc.parse import ParseFailure, parse_answer
+from engines.dedc.primitives import BY_NAME, PRIMITIVES
+from engines.dedc.score import check, item_names
+from engines.dedc.tags import ERROR_CODES, Graph, build_graph, naming
+
+SIM_CODES = ERROR_CODES + ("unparseable", "format_violation")
+WRAP_RATE = 0.1
+_PREFIX = {"view": "view", "value": "value", "row": "row", "column": "column"}
+_FAKE = ("f10", "f11", "f12", "avg", "min", "mean", "argmin", "filter_eq", "max_k", "lookup")
+
+
+@dataclass
+class SNode:
+    id: int
+    symbol: str
+    meaning: str | None
+    args: list[tuple]  # ("lit", text) | ("ref", id) | ("var", raw variable text)
+    prefix: str  # variable prefix (by output type)
+    target: str | None = None  # explicit target name (variable misuse)
+
+
+@dataclass
+class SGraph:
+    nodes: dict[int, SNode]
+    result: tuple
+    names: str
+    next_id: int = 0
+    extra_vars: list[str] = field(default_factory=list)
+
+    def copy(self) -> "SGraph":
+        return SGraph({i: SNode(n.id, n.symbol, n.meaning, list(n.args), n.prefix, n.target)
+                       for i, n in self.nodes.items()}, self.result, self.names, self.next_id)
+
+    def add(self, symbol: str, meaning: str | None, args: list[tuple], prefix: str) -> SNode:
+        node = SNode(self.next_id, symbol, meaning, args, prefix)
+        self.nodes[node.id] = node
+        self.next_id += 1
+        return node
+
+    def consumers(self, i: int) -> list[tuple[int | None, int]]:
+        """(consumer id or None for result, slot) pairs that reference node ``i``."""
+        uses: list[tuple[int | None, int]] = [(n.id, k) for n in self.nodes.values()
+                                               for k, a in enumerate(n.args) if a == ("ref", i)]
+        if self.result == ("ref", i):
+            uses.append((None, 0))
+        return uses
+
+    def depends_on(self, i: int, j: int) -> bool:
+        """Does node ``i`` (transitively) use node ``j``?"""
+        stack, seen = [i], set()
+        while stack:
+            k = stack.pop()
+            if k == j:
+                return True
+            if k in seen:
+                continue
+            seen.add(k)
+            stack.extend(a[1] for a in self.nodes[k].args if a[0] == "ref")
+        return False
+
+    def replace_refs(self, old: int, new: tuple) -> None:
+        for n in self.nodes.values():
+            n.args = [new if a == ("ref", old) else a for a in n.args]
+        if self.result == ("ref", old):
+            self.result = new
+
+
+def _out_type(meaning: str | None, fallback: str) -> str:
+    return _PREFIX[BY_NAME[meaning].output] if meaning else fallback
+
+
+def from_graph(graph: Graph) -> SGraph:
+    nodes: dict[int, SNode] = {}
+    for n in graph.nodes:
+        args = [a if a[0] != "undef" else ("var", a[1]) for a in n.args]
+        prefix = _out_type(n.meaning, (n.var.rsplit("_", 1)[0] or "value") if n.var else "value")
+        nodes[n.index] = SNode(n.index, n.symbol, n.meaning, [tuple(a[:2]) for a in args], prefix)
+    result = graph.result if graph.result is not None else ("lit", "all")
+    return SGraph(nodes, tuple(result[:2]), graph.names, len(graph.nodes))
+
+
+# --------------------------------------------------------------------- render
+
+
+def topo_order(g: SGraph, rng: random.Random | None) -> list[int]:
+    deps = {i: {a[1] for a in n.args if a[0] == "ref"} for i, n in g.nodes.items()}
+    done: set[int] = set()
+    order: list[int] = []
+    pending = sorted(g.nodes)
+    while pending:
+        ready = [i for i in pending if deps[i] <= done]
+        if not ready:  # a cycle cannot come from the injections; keep going deterministically
+            ready = pending[:1]
+        pick = ready[rng.randrange(len(ready))] if rng is not None else ready[0]
+        order.append(pick)
+        done.add(pick)
+        pending.remove(pick)
+    return order
+
+
+def render(g: SGraph, rng: random.Random | None = None, shuffle_order: bool = False,
+           shuffle_numbers: bool = False, newline: bool = False) -> str:
+    order = topo_order(g, rng if shuffle_order else None)
+    counts: dict[str, int] = {}
+    for i in order:
+        counts[g.nodes[i].prefix] = counts.get(g.nodes[i].prefix, 0) + 1
+    numbers: dict[str, list[int]] = {p: list(range(1, c + 1)) for p, c in counts.items()}
+    if shuffle_numbers and rng is not None:
+        for p in numbers:
+            rng.shuffle(numbers[p])
+    used: dict[str, int] = {}
+    name: dict[int, str] = {}
+    for i in order:
+        p = g.nodes[i].prefix
+        name[i] = f"{p}_{numbers[p][used.get(p, 0)]}"
+        used[p] = used.get(p, 0) + 1
+
+    def arg(a: tuple) -> str:
+        return name[a[1]] if a[0] == "ref" else a[1]
+
+    steps = []
+    for i in order:
+        n = g.nodes[i]
+        steps.append(f"{n.target or name[i]} := {n.symbol} ({', '.join(arg(a) for a in n.args)});")
+    steps.append(f"result := {arg(g.result)};")
+    return ("\n" if newline else " ").join(steps)
+
+
+# ------------------------------------------------------------------ injections
+
+Injector = Callable[[SGraph, random.Random], bool]
+
+
+def _numbers_literal(rng: random.Random) -> str:
+    return str(rng.randint(2, 999))
+
+
+def _attr(rng: random.Random, avoid: set[str]) -> str:
+    while True:
+        a = f"attr_{rng.randint(1, 1000)}"
+        if a not in avoid:
+            return a
+
+
+def _literals(g: SGraph) -> set[str]:
+    return {a[1] for n in g.nodes.values() for a in n.args if a[0] == "lit"}
+
+
+def inject_confusion(g: SGraph, rng: random.Random) -> bool:
+    nm = naming(g.names)
+    cands = [n for n in g.nodes.values() if n.meaning and len(n.args) >= 2]
+    rng.shuffle(cands)
+    cands.sort(key=lambda n: -sum(1 for a in n.args if a[0] == "lit" and a[1] != "all"))
+    for n in cands:
+        others = [p.name for p in PRIMITIVES if p.name != n.meaning and len(p.inputs) == len(n.args)]
+        if not others:
+            continue
+        new = rng.choice(others)
+        n.meaning, n.symbol = new, nm.symbol[new]
+        n.prefix = _out_type(new, n.prefix)
+        return True
+    return False
+
+
+def inject_fiction(g: SGraph, rng: random.Random) -> bool:
+    nm = naming(g.names)
+    ways = ["merge", "unknown", "arity"]
+    rng.shuffle(ways)
+    for way in ways:
+        if way == "merge":
+            pairs = []
+            for y in g.nodes.values():
+                for k, a in enumerate(y.args):
+                    if a[0] != "ref":
+                        continue
+                    x = g.nodes[a[1]]
+                    if len(x.args) >= 2 and g.consumers(x.id) == [(y.id, k)]:
+                        pairs.append((y, k, x))
+            if not pairs:
+                continue
+            y, k, x = rng.choice(pairs)
+            y.args = list(x.args) + [a for j, a in enumerate(y.args) if j != k]
+            del g.nodes[x.id]
+            if y.meaning is None or len(y.args) != len(BY_NAME[y.meaning].inputs):
+                return True
+            return False
+        if way == "unknown":
+            fakes = [f for f in _FAKE if f not in nm.meaning]
+            n = rng.choice(list(g.nodes.values()))
+            n.symbol, n.meaning = rng.choice(fakes), None
+            return True
+        n = rng.choice(list(g.nodes.values()))
+        if len(n.args) >= 2 and rng.random() < 0.5:
+            n.args = n.args[:-1]
+        else:
+            n.args = n.args + [("lit", _attr(rng, _literals(g)))]
+        return True
+    return False
+
+
+def inject_variable_misuse(g: SGraph, rng: random.Random) -> bool:
+    ways = ["rename", "wrong", "undefined"]
+    rng.shuffle(ways)
+    for way in ways:
+        if way == "rename":
+            cands = [n for n in g.nodes.values() if g.consumers(n.id)]
+            if not cands:
+                continue
+            n = rng.choice(cands)
+            prefix = rng.choice([p for p in _PREFIX.values() if p != n.prefix])
+            n.target = f"{prefix}_{len(g.nodes) + rng.randint(1, 5)}"
+            return True
+        if way == "wrong":
+            options = []
+            for x in g.nodes.values():
+                uses = g.consumers(x.id)
+                if len(uses) != 1:
+                    continue
+                user, slot = uses[0]
+                for w in g.nodes.values():
+                    if w.id == x.id or w.prefix != x.prefix:
+                        continue
+                    if user is not None and (g.depends_on(w.id, user) or w.id == user):
+                        continue
+                    options.append((user, slot, w.id))
+            if not options:
+                continue
+            user, slot, w = rng.choice(options)
+            if user is None:
+                g.result = ("ref", w)
+            else:
+                g.nodes[user].args[slot] = ("ref", w)
+            return True
+        refs = [(n, k) for n in g.nodes.values() for k, a in enumerate(n.args) if a[0] == "ref"]
+        if not refs:
+            continue
+        n, k = rng.choice(refs)
+        prefix = g.nodes[n.args[k][1]].prefix
+        n.args[k] = ("var", f"{prefix}_{len(g.nodes) + rng.randint(1, 5)}")
+        return True
+    return False
+
+
+def inject_redundancy(g: SGraph, rng: random.Random) -> bool:
+    nm = naming(g.names)
+    kth = [n for n in g.nodes.values() if n.meaning == "kth_max" and len(n.args) == 3]
+    if kth and rng.random() < 0.5:
+        n = rng.choice(kth)
+        row = g.add(nm.symbol["kth_argmax"], "kth_argmax", list(n.args), "row")
+        n.symbol, n.meaning, n.args = nm.symbol["hop"], "hop", [("ref", row.id), n.args[1]]
+        return True
+    slots = []
+    for n in g.nodes.values():
+        if not n.meaning:
+            continue
+        for k, (a, want) in enumerate(zip(n.args, BY_NAME[n.meaning].inputs)):
+            if want == "view" and (a == ("lit", "all") or (a[0] == "ref" and g.nodes[a[1]].prefix == "view")):
+                slots.append((n, k))
+    if not slots:
+        return False
+    n, k = rng.choice(slots)
+    meaning = rng.choice(["filter_gt", "top_k"])
+    extra = g.add(nm.symbol[meaning], meaning,
+                  [n.args[k], ("lit", _attr(rng, _literals(g))), ("lit", _numbers_literal(rng))], "view")
+    n.args[k] = ("ref", extra.id)
+    return True
+
+
+def inject_omission(g: SGraph, rng: random.Random) -> bool:
+    result_id = g.result[1] if g.result[0] == "ref" else None
+    scoped, chained, leaves = [], [], []
+    for x in g.nodes.values():
+        uses = g.consumers(x.id)
+        if not uses:
+            continue
+        if x.prefix == "view" and x.args and (x.args[0] == ("lit", "all") or
+                                              (x.args[0][0] == "ref" and g.nodes[x.args[0][1]].prefix == "view")):
+            if x.id != result_id or x.args[0][0] == "ref":
+                scoped.append(x)
+        elif any(a[0] == "ref" for a in x.args):
+            chained.append(x)
+        elif x.id != result_id:
+            leaves.append(x)
+    for pool in (scoped, chained, leaves):
+        if not pool:
+            continue
+        x = rng.choice(pool)
+        if pool is scoped:
+            new = x.args[0]
+        elif pool is chained:
+            new = next(a for a in x.args if a[0] == "ref")
+        else:
+            new = {"view": ("lit", "all"), "column": ("lit", _attr(rng, _literals(g))),
+                   "row": ("lit", f"item_{rng.randint(1, 1000)}")}.get(x.prefix, ("lit", _numbers_literal(rng)))
+        del g.nodes[x.id]
+        g.replace_refs(x.id, new)
+        return True
+    return False
+
+
+def inject_incorrect_meaning(g: SGraph, rng: random.Random) -> bool:
+    swaps = []
+    for y in g.nodes.values():
+        if y.prefix != "view" or not y.args or y.args[0][0] != "ref":
+            continue
+        x = g.nodes[y.args[0][1]]
+        if x.prefix == "view" and x.args and g.consumers(x.id) == [(y.id, 0)] and \
+                (x.args[0] == ("lit", "all") or (x.args[0][0] == "ref" and g.nodes[x.args[0][1]].prefix == "view")):
+            swaps.append((x, y))
+    if swaps and rng.random() < 0.5:
+        x, y = rng.choice(swaps)
+        below = x.args[0]
+        users = g.consumers(y.id)
+        y.args[0] = below
+        x.args[0] = ("ref", y.id)
+        for user, slot in users:
+            if user is None:
+                g.result = ("ref", x.id)
+            else:
+                g.nodes[user].args[slot] = ("ref", x.id)
+        return True
+    lits = [(n, k) for n in g.nodes.values() for k, a in enumerate(n.args) if a[0] == "lit" and a[1] != "all"]
+    if not lits:
+        return False
+    n, k = rng.choice(lits)
+    old = n.args[k][1]
+    if old.startswith("attr_"):
+        new = _attr(rng, {old})
+    elif old.lstrip("-").isdigit():
+        new = old
+        while new == old:
+            new = str(max(1, int(old) + rng.choice([-1, 1]) * rng.randint(1, 50)))
+    else:
+        new = old + "0"
+    n.args[k] = ("lit", new)
+    return True
+
+
+INJECTORS: dict[str, Injector] = {
+    "primitive_confusion": inject_confusion,
+    "primitive_fiction": inject_fiction,
+    "variable_misuse": inject_variable_misuse,
+    "redundancy": inject_redundancy,
+    "omission": inject_omission,
+    "incorrect_meaning": inject_incorrect_meaning,
+}
+
+
+# ------------------------------------------------------------------------ text
+
+_PROSE_BEFORE = ("Here is the answer:", "Answer:", "Sure! The reasoning expressions are:",
+                 "Let me break the question into steps.")
+_PROSE_AFTER = ("This gives the final result.", "Hope this helps!", "Each step applies one primitive.")
+
+
+def wrap(text: str, rng: random.Random) -> str:
+    style = rng.randrange(4)
+    if style == 0:
+        return f"```\n{text}\n```"
+    if style == 1:
+        return f"```plaintext\n{text}\n```"
+    if style == 2:
+        return f"{rng.choice(_PROSE_BEFORE)}\n{text}"
+    return f"{rng.choice(_PROSE_BEFORE)}\n{text}\n{rng.choice(_PROSE_AFTER)}"
+
+
+def unparseable(text: str, rng: random.Random) -> str:
+    if rng.random() < 0.5:
+        cut = text.rfind("(")
+        if cut > 0:
+            return text[: cut + 1 + rng.randint(0, 4)].rstrip(",; ")
+    return rng.choice(("I cannot determine the expressions for this question.",
+                       "The answer is the filtered view of the items.",
+                       "view_1 = the items that satisfy the condition"))
+
+
+def gold_sgraph(item: Item, names: str) -> SGraph:
+    parsed = parse_answer(str(item.gold.get("answer", "")))
+    if isinstance(parsed, ParseFailure):
+        raise SettingsError(f"item {item.id}: malformed gold answer ({parsed.describe()})")
+    return from_graph(build_graph(parsed.assignments, names))
+
+
+def _is_wrong(item: Item, text: str, names: str) -> bool:
+    parsed = parse_answer(text)
+    return isinstance(parsed, ParseFailure) or not check(parsed, item, names).correct
+
+
+def simulate(item: Item, options: SimOptions, rng_seed: int) -> str:
+    code = options.error
+    if code and code not in SIM_CODES:
+        raise SettingsError(f"sim: unknown error {code!r}; known: {', '.join(SIM_CODES)}")
+    rng = random.Random(f"dedc-sim:{options.seed}:{rng_seed}:{item.id}")
+    names = item_names(item)
+    gold = gold_sgraph(item, names)
+    if not code and rng.random() < options.error_rate:
+        code = rng.choice(ERROR_CODES + ("unparseable",))
+    style = dict(shuffle_order=rng.random() < 0.3, shuffle_numbers=rng.random() < 0.2, newline=rng.random() < 0.2)
+    wrapped = code == "format_violation" or rng.random() < WRAP_RATE
+    if not code or code == "format_violation":
+        text = render(gold, rng, **style)
+    elif code == "unparseable":
+        return unparseable(render(gold, rng, **style), rng)
+    else:
+        text = ""
+        for attempt in range(12):
+            g = gold.copy()
+            if INJECTORS[code](g, rng):
+                candidate = render(g, rng, **style)
+                if _is_wrong(item, candidate, names):
+                    text = candidate
+                    break
+        if not text:  # no variant of this error applies to this item: any other error will do
+            for other in ERROR_CODES:
+                g = gold.copy()
+                if INJECTORS[other](g, rng):
+                    candidate = render(g, rng, **style)
+                    if _is_wrong(item, candidate, names):
+                        text = candidate
+                        break
+        if not text:
+            return unparseable(render(gold, rng, **style), rng)
+    return wrap(text, rng) if wrapped else text
+
+
+def oracle(item: Item) -> str:
+    return str(item.gold.get("answer", ""))

@@ -1,0 +1,110 @@
+"""The inspector's DEDC panes, as data (engines.core.View).
+
+For a parsed answer: the expressions of output and gold as tables (variable, primitive
+symbol, meaning, arguments), the substituted single expressions side by side (diff), both
+DAGs as trees rooted at ``result`` (children are the antecedent nodes, literal arguments
+are leaves) and a key-value summary (status, matched variant, steps, format notes).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engines.core import Item, View
+from engines.dedc.parse import ParseFailure, Parsed, term_text
+from engines.dedc.tags import Graph, describe_arg
+
+MAX_TREE_NODES = 200
+
+
+def expression_table(title: str, graph: Graph) -> View:
+    rows = []
+    for node in graph.nodes:
+        args = ", ".join(
+            describe_arg(graph, a) if a[0] != "undef" else f"{a[1]} (undefined)" for a in node.args)
+        rows.append([node.var or "(nested)", node.symbol, node.meaning or "(unknown)", args])
+    if graph.result is not None:
+        rows.append(["result", "", "", describe_arg(graph, graph.result)])
+    return View("table", title, {"columns": ["variable", "primitive", "meaning", "arguments"], "rows": rows})
+
+
+def dag_tree(title: str, graph: Graph) -> View:
+    budget = [MAX_TREE_NODES]
+
+    def leaf(label: str) -> dict[str, Any]:
+        return {"label": label, "children": []}
+
+    def node_tree(i: int, depth: int) -> dict[str, Any]:
+        budget[0] -= 1
+        node = graph.nodes[i]
+        label = f"{node.var + ' := ' if node.var else ''}{node.symbol}" + (
+            f" [{node.meaning}]" if node.meaning else " [unknown]")
+        if budget[0] <= 0 or depth > 12:
+            return {"label": label + " ...", "children": []}
+        children = []
+        for a in node.args:
+            if a[0] == "ref":
+                children.append(node_tree(a[1], depth + 1))
+            elif a[0] == "undef":
+                children.append(leaf(f"{a[1]} (undefined: {a[2]})"))
+            else:
+                children.append(leaf(a[1]))
+        return {"label": label, "children": children}
+
+    res = graph.result
+    if res is None:
+        root = {"label": "result (not assigned)", "children": [node_tree(i, 1) for i in _roots(graph)]}
+    elif res[0] == "ref":
+        root = {"label": "result", "children": [node_tree(res[1], 1)]}
+    elif res[0] == "undef":
+        root = {"label": "result", "children": [leaf(f"{res[1]} (undefined: {res[2]})")]}
+    else:
+        root = {"label": "result", "children": [leaf(res[1])]}
+    return View("tree", title, root)
+
+
+def _roots(graph: Graph) -> list[int]:
+    cons = graph.consumers()
+    return [n.index for n in graph.nodes if not cons[n.index]][:8]
+
+
+def verdict_views(status: str, parsed: Parsed, graph: Graph, gold_parsed: Parsed, gold_graph: Graph,
+                  result: Any, names: str) -> list[View]:
+    summary = [
+        ["status", status],
+        ["matched variant", result.matched or "-"],
+        ["output steps", str(len(graph.nodes))],
+        ["gold steps", str(len(gold_graph.nodes))],
+        ["naming", names],
+        ["format", "clean" if parsed.clean else "removed: " + " | ".join(parsed.removed)],
+    ]
+    if result.note:
+        summary.append(["note", result.note])
+    return [
+        View("key-value", "Summary", summary),
+        View("diff", "Substituted expression", {
+            "left": result.output_expr or "(no result)", "right": result.gold_expr,
+            "left_title": "output", "right_title": "gold" + (" (matched variant)" if result.matched else "")}),
+        expression_table("Output expressions", graph),
+        expression_table("Gold expressions", gold_graph),
+        dag_tree("Output DAG", graph),
+        dag_tree("Gold DAG", gold_graph),
+    ]
+
+
+def unparseable_views(item: Item, text: str, failure: ParseFailure, gold_parsed: Parsed, gold_graph: Graph,
+                      gold_expr: str) -> list[View]:
+    return [
+        View("key-value", "Summary", [["status", "unparseable"], ["line", str(failure.line)],
+                                      ["column", str(failure.column)], ["error", failure.message]]),
+        View("code", "Parse error", failure.context),
+        View("code", "Output", text),
+        View("diff", "Substituted expression", {"left": "(unparseable)", "right": gold_expr,
+                                                "left_title": "output", "right_title": "gold"}),
+        expression_table("Gold expressions", gold_graph),
+        dag_tree("Gold DAG", gold_graph),
+    ]
+
+
+def gold_text(gold_parsed: Parsed) -> str:
+    return "; ".join(f"{a.target} := {term_text(a.value)}" for a in gold_parsed.assignments) + ";"

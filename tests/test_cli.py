@@ -1,0 +1,188 @@
+"""The ``n2f`` command through its real entry point: every command, and bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from stub_openai import running_stub
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "dedc"
+
+
+def n2f(*args: str, check: bool = True, timeout: float = 120) -> subprocess.CompletedProcess:
+    result = subprocess.run([sys.executable, "-m", "n2f_tui", *args], capture_output=True, text=True, timeout=timeout)
+    if check and result.returncode != 0:
+        raise AssertionError(f"n2f {' '.join(args)} exited {result.returncode}\n{result.stderr}")
+    return result
+
+
+def assert_clear_error(result: subprocess.CompletedProcess, status: int, *needles: str) -> None:
+    assert result.returncode == status, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("n2f: error: ")
+    assert "Traceback" not in result.stderr
+    for needle in needles:
+        assert needle in lines[0]
+
+
+def test_items_prints_323_items_over_15_graph_types():
+    lines = n2f("items", "dedc").stdout.splitlines()
+    items = [json.loads(line) for line in lines]
+    assert len(items) == 323
+    assert {"id", "engine", "inputs", "gold", "meta"} <= set(items[0])
+    assert "question" in items[0]["inputs"]
+    assert len({i["meta"]["graph_type"] for i in items}) == 15
+    gaps = sum(i["meta"]["gap"] for i in items)
+    assert 0.6 * 323 <= gaps <= 0.8 * 323
+    assert not any(json.loads(l)["meta"]["gap"] for l in n2f("items", "dedc", "-s", "gap=0").stdout.splitlines())
+    assert all(json.loads(l)["meta"]["gap"] for l in n2f("items", "dedc", "-s", "gap=100").stdout.splitlines())
+
+
+def test_run_report_show_export_rescore_round_trip(tmp_path):
+    run = json.loads(n2f("run", "dedc", "-m", "sim:error_rate=0.5", "-n", "40", "--name", "half", "--json", "-q").stdout)
+    assert run["engine"] == "dedc" and run["n"] == 40
+    assert run["counts"]["correct"] + run["counts"]["wrong"] + run["counts"]["unparseable"] == 40
+    assert 0.2 < run["accuracy"] < 0.8
+    assert run["tags"] and all(isinstance(v, int) for v in run["tags"].values())
+
+    report = json.loads(n2f("report", "half", "--json").stdout)
+    for key in ("engine", "model", "n", "counts", "accuracy", "tags", "metrics"):
+        assert key in report
+    assert report["accuracy"] == run["accuracy"]
+    human = n2f("report", "half").stdout
+    assert "Table 3" in human
+
+    runs = json.loads(n2f("runs", "--json").stdout)
+    assert [r["name"] for r in runs] == ["half"]
+
+    shown = json.loads(n2f("show", "half", "1", "--json").stdout)
+    assert shown["prompts"][0]["messages"][0]["content"].startswith("For a given question of tabular reasoning")
+    assert shown["verdict"]["status"] == shown["record"]["status"]
+    assert shown["verdict"]["views"]
+    assert "prompt: answer" in n2f("show", "half", shown["item"]["id"]).stdout
+
+    lines = n2f("export", "half", "--format", "jsonl").stdout.splitlines()
+    assert len(lines) == 40
+    first = json.loads(lines[0])
+    assert {"id", "status", "scores", "tags", "outputs"} <= set(first)
+    assert all(isinstance(code, str) for code in first["tags"])
+    csv_text = n2f("export", "half", "--format", "csv", "--annotations").stdout
+    assert csv_text.splitlines()[0].startswith("id,status,score_correct,tags")
+    assert len(csv_text.splitlines()) == 41
+
+    rescored = n2f("rescore", "half")
+    assert "rescored 40" in rescored.stderr
+    assert json.loads(n2f("report", "half", "--json").stdout)["accuracy"] == run["accuracy"]
+
+
+def test_oracle_scores_everything_correct():
+    report = json.loads(n2f("run", "dedc", "-m", "oracle", "--json", "-q").stdout)
+    assert report["n"] == 323 and report["accuracy"] == 1.0 and report["counts"]["correct"] == 323
+
+
+def test_score_command_judges_one_item(tmp_path):
+    item = json.loads(n2f("items", "dedc").stdout.splitlines()[5])
+    item_file = tmp_path / "item.json"
+    item_file.write_text(json.dumps(item))
+    good = tmp_path / "good.txt"
+    good.write_text("```\n" + item["gold"]["answer"] + "\n```")
+    verdict = json.loads(n2f("score", "dedc", "--item", str(item_file), "--output", str(good)).stdout)
+    assert verdict["status"] == "correct" and verdict["correct"] is True
+    assert [t["code"] for t in verdict["tags"]] == ["format_violation"]
+    bad = tmp_path / "bad.txt"
+    bad.write_text("no expressions here")
+    verdict = json.loads(n2f("score", "dedc", "--item", str(item_file), "--output", str(bad)).stdout)
+    assert verdict["status"] == "unparseable" and verdict["correct"] is False
+
+
+def test_replay_backend_reads_recorded_outputs(tmp_path):
+    items = [json.loads(l) for l in n2f("items", "dedc").stdout.splitlines()[:4]]
+    replay = tmp_path / "outputs.jsonl"
+    replay.write_text("".join(json.dumps({"id": i["id"], "output": i["gold"]["answer"]}) + "\n" for i in items[:3]))
+    result = n2f("run", "dedc", "-n", "4", "-m", f"replay:{replay}", "--json", "-q", check=False)
+    assert result.returncode == 1
+    report = json.loads(result.stdout)
+    assert report["counts"]["correct"] == 3 and report["counts"]["error"] == 1
+    assert "n2f resume" in result.stderr
+
+
+def write_config(text: str) -> None:
+    Path(os.environ["N2F_HOME"], "config.toml").write_text(text)
+
+
+def test_openai_backend_against_stub_with_transient_failures():
+    def reply(messages):
+        return "view_1 := f0 (all, attr_1, 2); result := view_1;"
+
+    with running_stub(["ok", "429:0.05", "500", "ok"], reply=reply) as stub:
+        result = n2f("run", "dedc", "-n", "6", "-j", "2", "-m", f"openai:stub-model@{stub.base_url}", "--json", "-q")
+        report = json.loads(result.stdout)
+        assert report["counts"]["error"] == 0
+        assert report["counts"]["correct"] + report["counts"]["wrong"] == 6
+        assert len(stub.chat_requests()) == 8  # 6 items + one 429 + one 500 retried
+        assert stub.chat_requests()[0]["params"].get("temperature") == 0
+    meta = json.loads(next(Path(os.environ["N2F_HOME"], "runs").glob("*/meta.json")).read_text())
+    assert meta["backend"]["base_url"] == stub.base_url
+
+
+def test_hanging_and_malformed_servers_end_as_error_then_resume_finishes():
+    write_config("[openai]\ndeadline = 1.5\nattempt_timeout = 0.5\n")
+    with running_stub(["hang:3"] * 40) as stub:
+        result = n2f("run", "dedc", "-n", "2", "-j", "2", "-m", f"openai:m@{stub.base_url}", "--name", "h", "--json", "-q",
+                     check=False)
+        assert result.returncode == 1, result.stderr
+        report = json.loads(result.stdout)
+        assert report["counts"]["error"] == 2 and report["accuracy"] == 0.0
+        assert "n2f resume h" in result.stderr
+        stub.clear()
+        resumed = json.loads(n2f("resume", "h", "--json", "-q").stdout)
+        assert resumed["counts"]["error"] == 0 and resumed["counts"]["pending"] == 0
+        assert resumed["counts"]["wrong"] + resumed["counts"]["unparseable"] == 2
+    with running_stub(["malformed"] * 40) as stub:
+        result = n2f("run", "dedc", "-n", "1", "-m", f"openai:m@{stub.base_url}", "--json", "-q", check=False)
+        report = json.loads(result.stdout)
+        assert report["counts"]["error"] == 1
+        exported = json.loads(n2f("export", report["run"], "--format", "jsonl").stdout.splitlines()[0])
+        assert "malformed" in exported["error"]
+
+
+@pytest.mark.parametrize(
+    "args, needles",
+    [
+        (("run", "nosuch"), ("unknown engine", "dedc")),
+        (("run", "dedc", "-s", "colour=red"), ("unknown setting", "colour")),
+        (("run", "dedc", "-s", "gap=50"), ("gap", "base")),
+        (("run", "dedc", "-s", "repeat=many"), ("repeat", "integer")),
+        (("items", "dedc", "-s", "dataset=/no/such/file.jsonl"), ("/no/such/file.jsonl",)),
+        (("run", "dedc", "-m", "gpt"), ("unknown model",)),
+        (("run", "dedc", "-m", "sim:error=not_a_tag"), ("not_a_tag",)),
+        (("run", "dedc", "-m", "openai:m@http://127.0.0.1:9/v1"), ("cannot reach",)),
+        (("report", "nosuch"), ("no run",)),
+        (("run",), ("engine",)),
+        (("frobnicate",), ("invalid choice",)),
+    ],
+)
+def test_bad_input_is_one_clear_line_and_status_2(args, needles):
+    assert_clear_error(n2f(*args, check=False), 2, *needles)
+    assert not list(Path(os.environ["N2F_HOME"]).glob("runs/*")), "bad input must not create a run"
+
+
+def test_unwritable_data_dir_is_a_clear_error(tmp_path, monkeypatch):
+    blocker = tmp_path / "file-not-dir"
+    blocker.write_text("")
+    monkeypatch.setenv("N2F_HOME", str(blocker / "home"))
+    assert_clear_error(n2f("run", "dedc", "-n", "1", check=False), 2, "not writable")
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason="official DEDC data not beside the checkout")
+def test_official_dataset_runs_through_the_cli():
+    report = json.loads(n2f("run", "dedc", "-s", f"dataset={DATA / '4_to_4_shot3_cross.jsonl'}", "-m", "oracle",
+                            "--json", "-q").stdout)
+    assert report["n"] == 323 and report["accuracy"] == 1.0
