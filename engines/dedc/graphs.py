@@ -29,22 +29,10 @@ from engines.dedc.primitives import PRIMITIVES
 
 #: Input slot types and output type of each primitive, as the released generator types
 #: them (``header`` = a column name literal, ``k`` = an integer literal).
-SIGNATURES: dict[str, tuple[tuple[str, ...], str]] = {
-    "filter_gt": (("view", "header", "value"), "view"),
-    "top_k": (("view", "header", "k"), "view"),
-    "filter_gt_c": (("view", "header", "column"), "view"),
-    "kth_max": (("view", "header", "k"), "value"),
-    "sum": (("view", "header"), "value"),
-    "count": (("view",), "value"),
-    "kth_argmax": (("view", "header", "k"), "row"),
-    "hop": (("row", "header"), "value"),
-    "add": (("value", "value"), "value"),
-    "add_c": (("header", "value"), "column"),
-}
+SIGNATURES: dict[str, tuple[tuple[str, ...], str]] = {p.name: (p.slots, p.output) for p in PRIMITIVES}
 
 #: Enumeration order of primitives (f0..f9).
 ORDER: tuple[str, ...] = tuple(p.name for p in PRIMITIVES)
-assert set(ORDER) == set(SIGNATURES)
 
 #: Primitives that may not start a graph (math operations proper).
 NO_SOURCE = frozenset({"add"})
