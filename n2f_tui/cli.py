@@ -298,31 +298,21 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     store = RunStore.open(args.run)
-    engine, settings = api.run_settings(store)
-    index, item = api.find_item(store, args.item)
-    record = store.results().get(index)
-    outputs = list(record.get("outputs", [])) if record else []
-    templates = store.meta.get("templates")
-    messages = []
-    for step_index in range(max(1, len(outputs))):
-        step = engine.next_step(item, settings, outputs[:step_index], templates)
-        if step is None:
-            break
-        messages.append({"step": step.name, "messages": [m.to_json() for m in step.messages]})
-    verdict = engine.score(item, outputs, settings) if record and record.get("status") != "error" else None
-    notes = store.annotations().events(item.id)
+    index, _ = api.find_item(store, args.item)
+    detail = api.item_detail(store, index)
+    record, verdict = detail.record, detail.verdict
     if args.json:
         print(json.dumps({
-            "run": store.id, "item": item.to_json(), "record": record, "prompts": messages,
-            "verdict": verdict.to_json() if verdict else None, "annotations": notes,
+            "run": store.id, "item": detail.item.to_json(), "record": record, "prompts": detail.prompts,
+            "verdict": verdict.to_json() if verdict else None, "annotations": detail.annotations,
         }, ensure_ascii=False))
         return 0
-    status = record.get("status", "pending") if record else "pending"
-    out.print(Panel(safe_text(item.id), title=f"{store.label} item {index + 1}/{len(store.items())}", subtitle=status_text(status)))
-    for step in messages:
+    out.print(Panel(safe_text(detail.item.id), title=f"{store.label} item {index + 1}/{len(store.items())}",
+                    subtitle=status_text(detail.status)))
+    for step in detail.prompts:
         for message in step["messages"]:
             out.print(Panel(safe_text(message["content"]), title=f"prompt: {step['step']} ({message['role']})", title_align="left"))
-    for step_index, text in enumerate(outputs):
+    for step_index, text in enumerate(record.get("outputs", []) if record else []):
         out.print(Panel(safe_text(text), title=f"output {step_index + 1}", title_align="left"))
     if record and record.get("error"):
         out.print(Panel(safe_text(record["error"]), title="error", style="yellow"))
@@ -331,7 +321,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             out.print(safe_text(f"[{tag.code}] ", style="bold red") + safe_text(tag.evidence))
         for view in verdict.views:
             out.print(render_view(view))
-    for note in notes:
+    for note in detail.annotations:
         out.print(safe_text(f"{note['time']} {note['kind']} {note.get('code', '')} {note.get('text', '')}", style="italic"))
     return 0
 

@@ -180,6 +180,41 @@ def load_results(store: RunStore) -> RunResults:
     return RunResults(name=store.label, model=store.meta.get("model", ""), settings=settings, results=results)
 
 
+@dataclass
+class ItemDetail:
+    """Everything the inspector and ``n2f show`` display for one item."""
+
+    index: int
+    item: Item
+    record: dict[str, Any] | None
+    prompts: list[dict[str, Any]]  # per step: {"step", "messages": [{"role", "content"}]}
+    verdict: Any  # engines.core.Verdict, re-judged from the stored outputs (None if not scored)
+    annotations: list[dict[str, Any]]
+
+    @property
+    def status(self) -> str:
+        return self.record.get("status", "pending") if self.record else "pending"
+
+
+def item_detail(store: RunStore, index: int, record: dict[str, Any] | None = None) -> ItemDetail:
+    """Prompts rebuilt from the run's templates and a fresh verdict with views from stored outputs."""
+    engine, settings = run_settings(store)
+    item = store.items()[index]
+    if record is None:
+        record = store.results().get(index)
+    outputs = list(record.get("outputs", [])) if record else []
+    templates = store.meta.get("templates")
+    prompts = []
+    for step_index in range(max(1, len(outputs))):
+        step = engine.next_step(item, settings, outputs[:step_index], templates)
+        if step is None:
+            break
+        prompts.append({"step": step.name, "messages": [m.to_json() for m in step.messages]})
+    verdict = engine.score(item, outputs, settings) if record and record.get("status") != "error" else None
+    return ItemDetail(index=index, item=item, record=record, prompts=prompts, verdict=verdict,
+                      annotations=store.annotations().events(item.id))
+
+
 def find_item(store: RunStore, ref: str) -> tuple[int, Item]:
     """An item by id, or by its 1-based position in the run."""
     items = store.items()

@@ -367,3 +367,15 @@ def resolve_run(ref: str) -> Path:
 def iter_runs() -> Iterable[RunStore]:
     for meta in list_run_meta():
         yield RunStore(Path(meta["_folder"]))
+
+
+def delete_run(ref: str) -> str:
+    """Remove a run folder (results, items and annotations); refused while a process runs it."""
+    import shutil
+
+    store = RunStore.open(ref)
+    store.acquire()
+    label = store.label
+    store.close()
+    shutil.rmtree(store.folder)
+    return label

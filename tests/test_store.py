@@ -99,3 +99,18 @@ def test_a_corrupt_results_file_is_a_clear_error():
     (store.folder / "results.json").write_text("{not json")
     with pytest.raises(InputError, match="not valid JSON"):
         RunStore.open(store.id).results()
+
+
+def test_delete_run_removes_it_unless_it_is_being_written():
+    from sessions.store import delete_run
+
+    keep = make_store(name="keep")
+    busy = make_store(name="busy")
+    busy.acquire()
+    with pytest.raises(InputError, match="another process"):
+        delete_run("busy")
+    assert delete_run("keep") == "keep"
+    assert not keep.folder.exists()
+    with pytest.raises(InputError, match="no run"):
+        resolve_run("keep")
+    busy.close()
