@@ -345,8 +345,8 @@ class Engine(Protocol):
     ) -> Step | None:
         """The next call to make given the outputs so far, or None when the item is done."""
 
-    def score(self, item: Item, outputs: Sequence[str], settings: Any) -> Verdict:
-        """Judge one item's outputs (one per step)."""
+    def score(self, item: Item, outputs: Sequence[str], settings: Any, with_views: bool = True) -> Verdict:
+        """Judge one item's outputs (one per step); views only when asked (the runner stores none)."""
 
     def taxonomy(self) -> list[TagType]:
         """The error tags this engine may emit, for the tagger and the annotator."""

@@ -150,7 +150,7 @@ def rescore(ref: str) -> tuple[RunStore, dict[str, int]]:
             if record.get("status") == "error":
                 changed["skipped"] += 1
                 continue
-            verdict = engine.score(items[index], record.get("outputs", []), settings)
+            verdict = engine.score(items[index], record.get("outputs", []), settings, with_views=False)
             new = {"status": verdict.status, "scores": verdict.scores, "tags": [t.to_json() for t in verdict.tags]}
             if any(record.get(k) != v for k, v in new.items()):
                 changed["changed"] += 1

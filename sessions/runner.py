@@ -197,7 +197,7 @@ class Runner:
                 )
         except BackendError as exc:
             return error_record(item, index, str(exc), outputs, steps, attempt)
-        verdict = self.engine.score(item, outputs, self.settings)
+        verdict = self.engine.score(item, outputs, self.settings, with_views=False)
         return record_for(item, index, verdict, outputs, steps, attempt)
 
     def _finish(self, index: int, item: Item, record: dict) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
 
 from engines.core import SimOptions, parse_settings
 from fake_engine import FakeEngine, FakeSettings

@@ -39,10 +39,10 @@ class DedcEngine:
         return Step(name=prompts.ANSWER, messages=(Message("user", prompt),), params=params,
                     template=prompts.ANSWER)
 
-    def score(self, item: Item, outputs: Sequence[str], settings: Any = None) -> Verdict:
+    def score(self, item: Item, outputs: Sequence[str], settings: Any = None, with_views: bool = True) -> Verdict:
         from engines.dedc.score import score_item
 
-        return score_item(item, outputs, settings)
+        return score_item(item, outputs, settings, with_views)
 
     def taxonomy(self) -> list[TagType]:
         return list(TAXONOMY)

@@ -129,6 +129,11 @@ def _gold(answer: str, names: str, accepted: tuple[str, ...]) -> tuple[Any, ...]
     return parsed, build_graph(parsed.assignments, names), exps, forms
 
 
+def gold_dag(item: Item, names: str) -> Any:
+    """The gold answer's DAG (tags.Graph), parsed once per item and shared with the simulator."""
+    return _gold(str(item.gold.get("answer", "")), names, tuple(item.gold.get("accepted") or ()))[1]
+
+
 def gold_expansions(answer: str, names: str = "opaque") -> set[str]:
     """The checker's own expansion of a gold answer (should equal the official candi_outputs)."""
     return set(_gold(answer, names, ())[2])

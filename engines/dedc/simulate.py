@@ -32,8 +32,8 @@ from typing import Callable
 from engines.core import Item, SettingsError, SimOptions
 from engines.dedc.parse import ParseFailure, parse_answer
 from engines.dedc.primitives import BY_NAME, PRIMITIVES
-from engines.dedc.score import check, item_names
-from engines.dedc.tags import ERROR_CODES, Graph, build_graph, naming
+from engines.dedc.score import check, gold_dag, item_names
+from engines.dedc.tags import ERROR_CODES, Graph, naming
 
 SIM_CODES = ERROR_CODES + ("unparseable", "format_violation")
 WRAP_RATE = 0.1
@@ -407,10 +407,8 @@ def unparseable(text: str, rng: random.Random) -> str:
 
 
 def gold_sgraph(item: Item, names: str) -> SGraph:
-    parsed = parse_answer(str(item.gold.get("answer", "")))
-    if isinstance(parsed, ParseFailure):
-        raise SettingsError(f"item {item.id}: malformed gold answer ({parsed.describe()})")
-    return from_graph(build_graph(parsed.assignments, names))
+    """The gold DAG, from the scorer's cached parse of the gold answer (one parse per item)."""
+    return from_graph(gold_dag(item, names))
 
 
 def _is_wrong(item: Item, text: str, names: str) -> bool:
