@@ -186,3 +186,13 @@ def test_official_dataset_runs_through_the_cli():
     report = json.loads(n2f("run", "dedc", "-s", f"dataset={DATA / '4_to_4_shot3_cross.jsonl'}", "-m", "oracle",
                             "--json", "-q").stdout)
     assert report["n"] == 323 and report["accuracy"] == 1.0
+
+
+def test_report_against_a_primitive_demo_run_gives_table_1():
+    n2f("run", "dedc", "-m", "sim", "--name", "dc", "-q")
+    n2f("run", "dedc", "-m", "sim", "-s", "primitives=true", "--name", "c", "-q")
+    report = json.loads(n2f("report", "dc", "--against", "c", "--json").stdout)
+    metrics = report["metrics"]
+    assert metrics["D_c"] == pytest.approx(100 - metrics["P_c"])
+    assert metrics["D_d"] == pytest.approx(metrics["P_c"] - metrics["P_dc"])
+    assert "Table 1" in n2f("report", "dc", "--against", "c").stdout

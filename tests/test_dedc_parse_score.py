@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from engines.core import Item, SettingsError, SimOptions
+from engines.core import Item, SettingsError
 from engines.dedc import ENGINE
 from engines.dedc.parse import Call, ParseFailure, Parsed, parse_answer
 from engines.dedc.primitives import NAME_MAPPINGS
 from engines.dedc.prompts import DEFAULT_TEMPLATE
-from engines.dedc.score import gold_expansions, items_per_second
+from engines.dedc.score import gold_expansions
 from engines.dedc.settings import DedcSettings
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "dedc"
@@ -359,12 +359,3 @@ def test_cross_naming_swaps_add_by_meaning():
         "add_c(all,attr_9,top_k(sum(all),kth_argmax(all,attr_3,4)))",
         "add_c(all,attr_9,top_k(kth_argmax(all,attr_3,4),sum(all)))"}
     assert len(gold_expansions(gold, "opaque")) == 1
-
-
-def test_scoring_throughput(official):
-    items = [item for item, _ in official["4_to_4_shot3.full.jsonl"]]
-    outputs = [[ENGINE.simulate(item, None, [], SimOptions(error_rate=0.3), i)]
-               for i, item in enumerate(items)]
-    rate = items_per_second(items, outputs)
-    print(f"\nDEDC score(): {rate:.0f} items/s on the 323 base items (parse + check + tag + views)")
-    assert rate > 1000

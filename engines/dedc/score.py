@@ -18,7 +18,6 @@ ourselves against the official ``candi_outputs``.
 
 from __future__ import annotations
 
-import time
 from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
@@ -53,27 +52,13 @@ def substitute(assignments: Sequence[Any]) -> Term | None:
     return store.get("result")
 
 
-def render(term: Term, memo: dict[int, str] | None = None) -> str:
+def render(term: Term) -> str:
     """The paper's compact form ``f1(f0(all,attr_1,5),attr_2,7)`` (no spaces)."""
-    memo = {} if memo is None else memo
-
-    def go(t: Term, depth: int = 0) -> str:
-        if isinstance(t, str):
-            return t
-        hit = memo.get(id(t))
-        if hit is None:
-            if depth > MAX_DEPTH:
-                raise TooLarge
-            hit = t.symbol + "(" + ",".join(go(a, depth + 1) for a in t.args) + ")"
-            if len(hit) > MAX_EXPR:
-                raise TooLarge
-            memo[id(t)] = hit
-        return hit
-    return go(term)
+    return canonical(term, frozenset())
 
 
 def canonical(term: Term, commutative: frozenset[str]) -> str:
-    """The compact form with the arguments of commutative calls sorted."""
+    """The compact form with the arguments of commutative calls sorted (none sorted: ``render``)."""
     memo: dict[int, str] = {}
 
     def go(t: Term, depth: int = 0) -> str:
@@ -344,15 +329,3 @@ def aggregate(run: RunResults, against: Sequence[RunResults], taxonomy: Sequence
     tables.append(accuracy_by(judged, "graph_type"))
     tables.append(accuracy_by(judged, "gap"))
     return Report(metrics=metrics, tables=tables, notes=notes)
-
-
-def items_per_second(items: Sequence[Item], outputs: Sequence[Sequence[str]], settings: Any = None,
-                     repeat: int = 3) -> float:
-    """Scoring throughput (parse + check + tag + views), best of ``repeat`` passes."""
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for item, out in zip(items, outputs):
-            score_item(item, out, settings)
-        best = min(best, time.perf_counter() - t0)
-    return len(items) / best if best > 0 else float("inf")

@@ -416,6 +416,15 @@ def _is_wrong(item: Item, text: str, names: str) -> bool:
     return isinstance(parsed, ParseFailure) or not check(parsed, item, names).correct
 
 
+def _injected(gold: SGraph, code: str, item: Item, names: str, rng: random.Random, style: dict) -> str:
+    """The gold with one error of type ``code`` injected, or "" if it did not make the answer wrong."""
+    g = gold.copy()
+    if not INJECTORS[code](g, rng):
+        return ""
+    candidate = render(g, rng, **style)
+    return candidate if _is_wrong(item, candidate, names) else ""
+
+
 def simulate(item: Item, options: SimOptions, rng_seed: int) -> str:
     code = options.error
     if code and code not in SIM_CODES:
@@ -432,22 +441,10 @@ def simulate(item: Item, options: SimOptions, rng_seed: int) -> str:
     elif code == "unparseable":
         return unparseable(render(gold, rng, **style), rng)
     else:
-        text = ""
-        for attempt in range(12):
-            g = gold.copy()
-            if INJECTORS[code](g, rng):
-                candidate = render(g, rng, **style)
-                if _is_wrong(item, candidate, names):
-                    text = candidate
-                    break
-        if not text:  # no variant of this error applies to this item: any other error will do
-            for other in ERROR_CODES:
-                g = gold.copy()
-                if INJECTORS[other](g, rng):
-                    candidate = render(g, rng, **style)
-                    if _is_wrong(item, candidate, names):
-                        text = candidate
-                        break
+        # Try the asked-for error a few times; when no variant of it applies to this item
+        # (e.g. nothing to omit), any other error will do.
+        tries = [code] * 12 + [c for c in ERROR_CODES if c != code]
+        text = next((t for t in (_injected(gold, c, item, names, rng, style) for c in tries) if t), "")
         if not text:
             return unparseable(render(gold, rng, **style), rng)
     return wrap(text, rng) if wrapped else text
