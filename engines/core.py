@@ -333,6 +333,7 @@ class Engine(Protocol):
     name: str
     title: str
     settings_type: type
+    main_score: str  # the per-item score that sums up a verdict (compare, sort): dedc "correct", compost "f1"
 
     def items(self, settings: Any, seed: int) -> list[Item]:
         """Build (or load) the items for these settings."""

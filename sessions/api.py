@@ -46,7 +46,7 @@ def build_items(engine_name: str, setting_pairs: Sequence[str] | Mapping[str, st
     return engine, settings, engine.items(settings, seed)
 
 
-def _response_cache(spec_kind: str):
+def response_cache(spec_kind: str):
     """Only real models are worth caching: simulated replies are cheaper than a lookup."""
     if spec_kind != "openai":
         return None
@@ -57,7 +57,7 @@ def _response_cache(spec_kind: str):
     return ResponseCache(cache_path())
 
 
-def _versions() -> dict[str, str]:
+def package_versions() -> dict[str, str]:
     versions = {"python": platform.python_version()}
     for package in ("n2f-tui", "openai", "lark", "z3-solver", "textual"):
         try:
@@ -88,7 +88,7 @@ async def prepare_run(
     if concurrency < 1:
         raise InputError("-j must be at least 1")
     spec = parse_model_spec(model)
-    backend = make_backend(spec, engine, seed, config, cache=_response_cache(spec.kind))
+    backend = make_backend(spec, engine, seed, config, cache=response_cache(spec.kind))
     await backend.preflight()
     chosen = {**engine.templates(settings), **(templates or {})}
     store = RunStore.create(
@@ -101,7 +101,7 @@ async def prepare_run(
         templates=chosen,
         concurrency=concurrency,
         name=name,
-        extra={"versions": _versions()},
+        extra={"versions": package_versions()},
     )
     store.acquire()
     runner = Runner(store, engine, settings, backend, concurrency=concurrency, templates=chosen)
@@ -121,7 +121,7 @@ async def prepare_resume(ref: str, concurrency: int | None = None, config: Confi
     try:
         engine, settings = run_settings(store)
         spec = parse_model_spec(store.meta["model"])
-        backend = make_backend(spec, engine, int(store.meta.get("seed", DEFAULT_SEED)), config, cache=_response_cache(spec.kind))
+        backend = make_backend(spec, engine, int(store.meta.get("seed", DEFAULT_SEED)), config, cache=response_cache(spec.kind))
         await backend.preflight()
     except BaseException:
         store.close()

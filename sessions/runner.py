@@ -90,6 +90,40 @@ def error_record(item: Item, index: int, message: str, outputs: Sequence[str], s
     }
 
 
+@dataclass
+class StepTrace:
+    """What one pass of an item through its steps produced."""
+
+    outputs: list[str] = field(default_factory=list)
+    steps: list[dict] = field(default_factory=list)  # per step: name, template, usage, latency, cached
+    prompts: list[dict] = field(default_factory=list)  # per step: {"step", "messages"}
+    error: str = ""  # an infrastructure failure (BackendError) that stopped the item
+
+
+async def run_steps(
+    engine: Engine, item: Item, settings: Any, backend: Backend, templates: Mapping[str, str] | None, attempt: int
+) -> StepTrace:
+    """Ask the engine for steps and the backend for their outputs until the item is done."""
+    trace = StepTrace()
+    try:
+        while (step := engine.next_step(item, settings, trace.outputs, templates)) is not None:
+            trace.prompts.append({"step": step.name, "messages": [m.to_json() for m in step.messages]})
+            request = CallRequest(item=item, step=step, step_index=len(trace.outputs), outputs=tuple(trace.outputs),
+                                  attempt=attempt)
+            completion = await backend.complete(request)
+            trace.outputs.append(completion.text)
+            trace.steps.append({
+                "name": step.name,
+                "template": step.template,
+                "usage": completion.usage,
+                "latency": round(completion.latency, 4),
+                "cached": completion.cached,
+            })
+    except BackendError as exc:
+        trace.error = str(exc)
+    return trace
+
+
 class Runner:
     def __init__(
         self,
@@ -179,26 +213,11 @@ class Runner:
             self._finish(index, items[index], record)
 
     async def _run_item(self, index: int, item: Item, attempt: int) -> dict:
-        outputs: list[str] = []
-        steps: list[dict] = []
-        try:
-            while (step := self.engine.next_step(item, self.settings, outputs, self.templates)) is not None:
-                request = CallRequest(item=item, step=step, step_index=len(outputs), outputs=tuple(outputs), attempt=attempt)
-                completion = await self.backend.complete(request)
-                outputs.append(completion.text)
-                steps.append(
-                    {
-                        "name": step.name,
-                        "template": step.template,
-                        "usage": completion.usage,
-                        "latency": round(completion.latency, 4),
-                        "cached": completion.cached,
-                    }
-                )
-        except BackendError as exc:
-            return error_record(item, index, str(exc), outputs, steps, attempt)
-        verdict = self.engine.score(item, outputs, self.settings, with_views=False)
-        return record_for(item, index, verdict, outputs, steps, attempt)
+        trace = await run_steps(self.engine, item, self.settings, self.backend, self.templates, attempt)
+        if trace.error:
+            return error_record(item, index, trace.error, trace.outputs, trace.steps, attempt)
+        verdict = self.engine.score(item, trace.outputs, self.settings, with_views=False)
+        return record_for(item, index, verdict, trace.outputs, trace.steps, attempt)
 
     def _finish(self, index: int, item: Item, record: dict) -> None:
         self.store.add_result(index, record)

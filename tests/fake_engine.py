@@ -18,6 +18,7 @@ class FakeEngine:
     name = "fake"
     title = "fake engine"
     settings_type = FakeSettings
+    main_score = "correct"
 
     def items(self, settings, seed):
         return [Item(id=f"fake-{i}", engine="fake", inputs={"question": f"q{i}"}, gold={"answer": f"a{i}"}, meta={"k": i % 3})
@@ -51,3 +52,13 @@ class FakeEngine:
 
     def report(self, run, against=()):
         return Report(metrics={"accuracy": accuracy(run.results)})
+
+
+def register(monkeypatch) -> FakeEngine:
+    """Make ``get_engine("fake")`` return a FakeEngine for the duration of one test."""
+    import engines
+
+    engine = FakeEngine()
+    monkeypatch.setattr(engines, "ENGINE_NAMES", (*engines.ENGINE_NAMES, "fake"))
+    monkeypatch.setitem(engines._loaded, "fake", engine)
+    return engine

@@ -18,6 +18,7 @@ class DedcEngine:
     name = "dedc"
     title = "DEDC: decomposition and composition in natural-to-formal conversion"
     settings_type = DedcSettings
+    main_score = "correct"
 
     def items(self, settings: DedcSettings, seed: int) -> list[Item]:
         from engines.dedc import generate  # lazily: generation is its own module

@@ -1,0 +1,93 @@
+"""Agreement of manual review with the automatic tagger, per tag code."""
+
+from __future__ import annotations
+
+import pytest
+
+from engines import get_engine
+from engines.core import parse_settings
+from sessions.agreement import agreement, cohen_kappa
+from sessions.api import prepare_run
+from sessions.store import RunStore
+
+
+def test_kappa_matches_the_textbook_example():
+    # Wikipedia, "Cohen's kappa": 50 grant proposals; both yes 20, A yes/B no 5,
+    # A no/B yes 10, both no 15 -> p_o = 0.7, p_e = 0.5, kappa = 0.4.
+    assert cohen_kappa(tp=20, fp=5, fn=10, tn=15) == pytest.approx(0.4)
+    # Its second example: 45/15/25/15 -> p_o = 0.6, p_e = 0.54, kappa = 0.1304.
+    assert cohen_kappa(tp=45, fp=15, fn=25, tn=15) == pytest.approx(0.1304, abs=1e-4)
+
+
+def test_kappa_edge_cases():
+    assert cohen_kappa(0, 0, 0, 0) is None
+    assert cohen_kappa(0, 0, 0, 7) == 1.0  # both raters always say no
+    assert cohen_kappa(7, 0, 0, 0) == 1.0
+    assert cohen_kappa(0, 3, 3, 0) == pytest.approx(-1.0)
+    assert cohen_kappa(0, 1, 0, 3) == 0.0  # one rater constant: no agreement beyond chance
+
+
+def annotated_run():
+    engine = get_engine("dedc")
+    settings = parse_settings(engine.settings_type, [])
+    items = engine.items(settings, 0)[:6]
+    store = RunStore.create(engine="dedc", settings={}, seed=0, model="sim", backend={}, items=items,
+                            templates=engine.templates(settings), concurrency=1)
+    auto = [["omission"], ["omission", "redundancy"], [], ["primitive_confusion"], ["omission"], []]
+    for index, codes in enumerate(auto):
+        status = "error" if index == 5 else "wrong" if codes else "correct"
+        store.add_result(index, {"id": items[index].id, "index": index, "status": status,
+                                 "scores": {"correct": float(status == "correct")},
+                                 "tags": [{"code": c, "label": c, "evidence": "", "source": "auto"} for c in codes],
+                                 "outputs": ["x"], "attempt": 0})
+    store.flush()
+    notes = store.annotations()
+    ids = [item.id for item in items]
+    notes.add(ids[0], "reviewed")  # agrees with the tagger
+    notes.add(ids[1], "tag_remove", code="redundancy")
+    notes.add(ids[2], "tag_add", code="variable_misuse", label="Variable misuse")
+    notes.add(ids[3], "note", text="a note alone is not a review")
+    notes.add(ids[4], "tag_add", code="my_code", label="My own code")
+    notes.add(ids[4], "tag_remove", code="omission")
+    notes.add(ids[4], "tag_add", code="omission")  # changed their mind: omission stays
+    notes.add(ids[5], "reviewed")  # infrastructure error: no automatic judgement to agree with
+    notes.close()
+    return store, ids
+
+
+def test_agreement_on_a_hand_annotated_run():
+    store, ids = annotated_run()
+    rows, reviewed = agreement(RunStore.open(store.id))
+    assert reviewed == 4  # items 0, 1, 2, 4
+    taxonomy = [t.code for t in get_engine("dedc").taxonomy()]
+    assert [r.code for r in rows] == taxonomy + ["my_code"]
+    by = {r.code: r for r in rows}
+
+    omission = by["omission"]
+    assert (omission.tp, omission.fp, omission.fn, omission.tn) == (3, 0, 0, 1)
+    assert omission.precision == omission.recall == omission.kappa == 1.0 and omission.disagreeing == []
+
+    redundancy = by["redundancy"]
+    assert (redundancy.tp, redundancy.fp, redundancy.fn, redundancy.tn) == (0, 1, 0, 3)
+    assert redundancy.precision == 0.0 and redundancy.recall is None and redundancy.kappa == 0.0
+    assert redundancy.disagreeing == [ids[1]]
+
+    misuse = by["variable_misuse"]
+    assert (misuse.tp, misuse.fp, misuse.fn, misuse.tn) == (0, 0, 1, 3)
+    assert misuse.precision is None and misuse.recall == 0.0 and misuse.disagreeing == [ids[2]]
+    assert misuse.label == "Variable misuse"
+
+    confusion = by["primitive_confusion"]  # only on item 3, which has just a note
+    assert (confusion.tp, confusion.fp, confusion.fn, confusion.tn) == (0, 0, 0, 4) and confusion.kappa == 1.0
+
+    mine = by["my_code"]
+    assert mine.label == "My own code" and (mine.fn, mine.tn) == (1, 3) and mine.disagreeing == [ids[4]]
+
+
+async def test_a_sim_run_without_review_has_no_agreement():
+    prepared = await prepare_run("dedc", model="sim:error_rate=0.6", limit=5)
+    await prepared.runner.run()
+    prepared.store.close()
+    rows, reviewed = agreement(RunStore.open(prepared.store.id))
+    assert reviewed == 0
+    assert rows and all(r.kappa is None and r.precision is None and r.tp + r.fp + r.fn + r.tn == 0 for r in rows)
