@@ -97,6 +97,9 @@ def build_parser() -> Parser:
 
     p = sub.add_parser("rescore", help="re-score stored outputs with the current scorer (no model calls)")
     p.add_argument("run")
+
+    p = sub.add_parser("tui", help="the inspector (what bare `n2f` opens), optionally on one run")
+    p.add_argument("run", nargs="?", default=None, help="a run id, name, unique id prefix or `last`")
     return parser
 
 
@@ -194,12 +197,15 @@ def cmd_resume(args: argparse.Namespace) -> int:
     return _finish_run(prepared, progress, args.json)
 
 
-def cmd_demo() -> int:
-    """``n2f`` with no command: the offline demo run (DEDC on the simulator) and its report."""
-    err.print("n2f: offline demo: DEDC on the simulated model (see `n2f --help` for everything else)")
-    args = argparse.Namespace(engine="dedc", settings=[], model="sim", seed=api.DEFAULT_SEED, limit=None,
-                              concurrency=None, name="", json=False, quiet=False)
-    return cmd_run(args)
+def cmd_tui(args: argparse.Namespace) -> int:
+    """``n2f`` and ``n2f tui [RUN]``: the inspector; with no runs yet it starts the offline demo live."""
+    run = getattr(args, "run", None)
+    if run:
+        run = RunStore.open(run).id  # a bad reference is one clear line and exit status 2, before the screen
+    from n2f_tui.app import N2FApp
+
+    N2FApp(run=run).run()
+    return 0
 
 
 # ---------------------------------------------------------------------- the rest
@@ -349,7 +355,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
 
 COMMANDS = {
     "run": cmd_run, "items": cmd_items, "score": cmd_score, "runs": cmd_runs, "report": cmd_report,
-    "show": cmd_show, "export": cmd_export, "resume": cmd_resume, "rescore": cmd_rescore,
+    "show": cmd_show, "export": cmd_export, "resume": cmd_resume, "rescore": cmd_rescore, "tui": cmd_tui,
 }
 
 
@@ -357,7 +363,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         if args.command is None:
-            return cmd_demo()
+            return cmd_tui(args)
         return COMMANDS[args.command](args)
     except (N2FError, EngineError) as exc:
         print(f"n2f: error: {one_line(str(exc))}", file=sys.stderr)

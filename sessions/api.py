@@ -197,11 +197,16 @@ class ItemDetail:
 
 
 def item_detail(store: RunStore, index: int, record: dict[str, Any] | None = None) -> ItemDetail:
-    """Prompts rebuilt from the run's templates and a fresh verdict with views from stored outputs."""
+    """Prompts rebuilt from the run's templates and a fresh verdict with views from stored outputs.
+
+    ``record`` is the item's stored record when the caller has it already; None reads it
+    from the store, and ``{}`` means the item has none yet (pending) without reading.
+    """
     engine, settings = run_settings(store)
     item = store.items()[index]
     if record is None:
         record = store.results().get(index)
+    record = record or None
     outputs = list(record.get("outputs", [])) if record else []
     templates = store.meta.get("templates")
     prompts = []

@@ -15,7 +15,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from engines.core import Engine, Item, Verdict
 from sessions.backends.base import Backend, BackendError, CallRequest
-from sessions.store import RunStore, now_iso
+from sessions.store import FLUSH_SECONDS, RunStore, now_iso
 
 
 @dataclass
@@ -174,6 +174,8 @@ class Runner:
         for index in todo:
             queue.put_nowait(index)
         self.store.update_meta(status="running")
+        self.store.auto_flush = False
+        flusher = asyncio.create_task(self._flush_periodically())
         workers = [
             asyncio.create_task(self._worker(queue, items, previous)) for _ in range(min(self.concurrency, len(todo)) or 1)
         ]
@@ -184,9 +186,10 @@ class Runner:
             self._cancelled = True
             raise
         finally:
-            for task in workers:
+            for task in [*workers, flusher]:
                 task.cancel()
-            await asyncio.gather(*workers, return_exceptions=True)
+            await asyncio.gather(*workers, flusher, return_exceptions=True)
+            self.store.auto_flush = True
             self.progress.finished = time.monotonic()
             self.progress.cancelled = self._cancelled
             self.store.flush()
@@ -196,6 +199,12 @@ class Runner:
                 status = "incomplete"
             self.store.update_meta(status=status)
         return self.progress
+
+    async def _flush_periodically(self) -> None:
+        """Write buffered results at least once a second, off the event loop."""
+        while True:
+            await asyncio.sleep(FLUSH_SECONDS)
+            await asyncio.to_thread(self.store.flush)
 
     async def _worker(self, queue: asyncio.Queue[int], items: list[Item], previous: Mapping[int, dict]) -> None:
         while not self._cancelled:
@@ -211,6 +220,7 @@ class Runner:
             if self._cancelled:
                 return
             self._finish(index, items[index], record)
+            await asyncio.sleep(0)  # a turn for the event loop even when the backend never waits
 
     async def _run_item(self, index: int, item: Item, attempt: int) -> dict:
         trace = await run_steps(self.engine, item, self.settings, self.backend, self.templates, attempt)

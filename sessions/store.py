@@ -19,6 +19,7 @@ import json
 import os
 import re
 import secrets
+import threading
 import time
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -124,6 +125,11 @@ class RunStore:
         self._results = self._db.table("results")
         self._buffer: dict[int, dict[str, Any]] = {}
         self._last_flush = time.monotonic()
+        # A runner flushes from a worker thread so that rewriting a large results file
+        # never stalls the event loop (and a UI on it); buffering only takes the short lock.
+        self.auto_flush = True
+        self._buffer_lock = threading.Lock()
+        self._write_lock = threading.Lock()
         self._lock_handle = None
         self._items: list[Item] | None = None
 
@@ -217,32 +223,39 @@ class RunStore:
 
     def results(self) -> dict[int, dict[str, Any]]:
         """Item index -> stored record, including buffered ones."""
-        stored = {doc.doc_id - 1: dict(doc) for doc in self._results.all()}
-        stored.update(self._buffer)
+        with self._write_lock:
+            stored = {doc.doc_id - 1: dict(doc) for doc in self._results.all()}
+            with self._buffer_lock:
+                stored.update(self._buffer)
         return stored
 
     def add_result(self, index: int, record: dict[str, Any]) -> None:
         """Buffer one item's record; flushed in batches at least once a second."""
-        self._buffer[index] = record
-        if len(self._buffer) >= FLUSH_ITEMS or time.monotonic() - self._last_flush >= FLUSH_SECONDS:
+        with self._buffer_lock:
+            self._buffer[index] = record
+            size = len(self._buffer)
+        if self.auto_flush and (size >= FLUSH_ITEMS or time.monotonic() - self._last_flush >= FLUSH_SECONDS):
             self.flush()
 
     def flush(self) -> None:
-        if not self._buffer:
+        """Write buffered records in one atomic batch (safe to call from a worker thread)."""
+        with self._write_lock:
+            with self._buffer_lock:
+                batch, self._buffer = self._buffer, {}
             self._last_flush = time.monotonic()
-            return
-        batch, self._buffer = self._buffer, {}
-        replaced = [i + 1 for i in batch if self._results.contains(doc_id=i + 1)]
-        if replaced:
-            self._results.remove(doc_ids=replaced)
-        self._results.insert_multiple(Document(record, doc_id=i + 1) for i, record in sorted(batch.items()))
-        self._last_flush = time.monotonic()
+            if not batch:
+                return
+            replaced = [i + 1 for i in batch if self._results.contains(doc_id=i + 1)]
+            if replaced:
+                self._results.remove(doc_ids=replaced)
+            self._results.insert_multiple(Document(record, doc_id=i + 1) for i, record in sorted(batch.items()))
 
     def replace_all_results(self, records: Mapping[int, dict[str, Any]]) -> None:
         """Rewrite every result in one atomic write (rescore)."""
         self.flush()
-        self._results.truncate()
-        self._results.insert_multiple(Document(r, doc_id=i + 1) for i, r in sorted(records.items()))
+        with self._write_lock:
+            self._results.truncate()
+            self._results.insert_multiple(Document(r, doc_id=i + 1) for i, r in sorted(records.items()))
 
     def pending_indices(self) -> list[int]:
         """Items with no result yet or whose last attempt hit an infrastructure error."""

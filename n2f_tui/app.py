@@ -1,0 +1,228 @@
+"""The inspector: a Textual app over the sessions layer.
+
+The app owns the runs going on (``jobs``: the runner of each as an asyncio task in
+the app's own event loop) so a run keeps going while the user moves between screens;
+quitting cancels them cleanly (results flushed, status ``cancelled``, resumable).
+Screens only present: they call ``sessions`` and ``engines`` and draw what comes back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import time
+from functools import partial
+from typing import Any, Iterable
+
+from textual import events
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from engines.core import EngineError
+from n2f_tui.jobs import RunJob
+from n2f_tui.screens.home import HomeScreen
+from n2f_tui.widgets import style
+from sessions import api
+from sessions.errors import N2FError
+from sessions.store import list_run_meta
+
+DEMO_MODEL = "sim:latency=0.05"
+DEMO_CONCURRENCY = 4
+GC_TICK = 0.25
+INPUT_WINDOW = 0.3  # seconds after a key press during which runners yield longer
+INPUT_PAUSE = 0.004
+
+
+class N2FApp(App):
+    """``n2f``: the runs, live progress, items side by side, tags, prompt debugging."""
+
+    TITLE = "n2f"
+    BINDINGS = [
+        Binding("q", "quit", "Quit"),
+        Binding("question_mark", "help", "Help"),
+    ]
+    CSS = """
+    Screen { background: $background; }
+    """
+
+    def __init__(self, run: str | None = None, frozen: bool = False, demo: bool = True,
+                 demo_model: str = DEMO_MODEL) -> None:
+        super().__init__()
+        style.FROZEN = frozen
+        self.frozen = frozen
+        self.initial_run = run
+        self.demo = demo
+        self.demo_model = demo_model
+        self.jobs: dict[str, RunJob] = {}
+        self.last_job_error: dict[str, BaseException] = {}
+        self._quitting = False
+        self._gc_ticks = 0
+        self.input_at = 0.0
+
+    # ---------------------------------------------------------------- start
+
+    async def on_mount(self) -> None:
+        self.set_interval(GC_TICK, self._collect_garbage)
+        await self.push_screen(HomeScreen())
+        if self.initial_run:
+            self.open_run(self.initial_run)
+        elif self.demo and not list_run_meta():
+            await self.start_demo()
+
+    async def start_demo(self) -> None:
+        """A fresh store: DEDC on the simulator, with a little latency so it is visibly live."""
+        try:
+            prepared = await api.prepare_run("dedc", (), model=self.demo_model, concurrency=DEMO_CONCURRENCY,
+                                             name="demo")
+        except (N2FError, EngineError) as exc:
+            self.notify(f"demo run: {exc}", severity="error", markup=False)
+            return
+        self.start_job(prepared)
+        self.open_run(prepared.store.id)
+
+    # ----------------------------------------------------------------- jobs
+
+    def start_job(self, prepared: api.PreparedRun) -> RunJob:
+        job = RunJob(prepared, on_done=self._job_done, pause_for=self._runner_pause)
+        self.jobs[job.run_id] = job
+        gc.freeze()
+        gc.disable()  # see _collect_garbage
+        job.start()
+        return job
+
+    def _job_done(self, job: RunJob) -> None:
+        self.jobs.pop(job.run_id, None)
+        if job.error is not None:
+            self.last_job_error[job.run_id] = job.error
+        if not self.jobs:
+            gc.freeze()
+            gc.enable()
+
+    def _runner_pause(self) -> float:
+        """How long a runner worker steps aside after an item: briefly, right after input."""
+        return INPUT_PAUSE if time.monotonic() - self.input_at < INPUT_WINDOW else 0.0
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)):
+            self.input_at = time.monotonic()
+        await super().on_event(event)
+
+    def _collect_garbage(self) -> None:
+        """While runs go on, collect young garbage on a timer and keep old objects out of the way.
+
+        A live run only adds long-lived objects (records). With automatic collection, full
+        passes over that ever larger heap stall the event loop for 50-150 ms a few times a
+        second; instead the youngest generation is collected here every quarter second and
+        the survivors frozen every second (cyclic garbage dies young, so what is frozen is
+        what stays alive anyway).
+        """
+        if not self.jobs:
+            return
+        gc.collect(0)
+        self._gc_ticks += 1
+        if self._gc_ticks % 4 == 0:
+            gc.freeze()
+
+    async def resume_run(self, run_id: str, open_screen: bool = True) -> RunJob | None:
+        if run_id in self.jobs:
+            if open_screen:
+                self.open_run(run_id)
+            return self.jobs[run_id]
+        try:
+            prepared = await api.prepare_resume(run_id)
+        except (N2FError, EngineError) as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return None
+        if not prepared.runner.store.pending_indices():
+            prepared.store.close()
+            await prepared.backend.aclose()
+            self.notify("nothing left to run: every item has a result", timeout=3)
+            return None
+        job = self.start_job(prepared)
+        if open_screen:
+            self.open_run(run_id)
+        return job
+
+    async def stop_jobs(self) -> None:
+        jobs = list(self.jobs.values())
+        for job in jobs:
+            job.cancel()
+        await asyncio.gather(*(job.stop() for job in jobs), return_exceptions=True)
+
+    # -------------------------------------------------------------- screens
+
+    def open_run(self, run_id: str) -> None:
+        from n2f_tui.screens.run import RunScreen
+
+        try:
+            screen = RunScreen(run_id)
+        except (N2FError, EngineError) as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        self.push_screen(screen)
+
+    def open_report(self, run_id: str) -> None:
+        from n2f_tui.screens.report import ReportScreen
+
+        self.push_screen(ReportScreen(run_id))
+
+    def open_compare(self, a: str, b: str) -> None:
+        from n2f_tui.screens.compare import CompareScreen
+
+        self.push_screen(CompareScreen(a, b))
+
+    def new_run_dialog(self) -> None:
+        from n2f_tui.screens.newrun import NewRunDialog
+        from sessions.config import load_config
+
+        try:
+            config = load_config()
+            model, concurrency = config.default_model, config.concurrency
+        except (N2FError, EngineError):
+            model, concurrency = "sim", 8
+
+        async def start(request: dict[str, Any]) -> api.PreparedRun:
+            return await api.prepare_run(request["engine"], request["settings"], model=request["model"],
+                                         seed=request["seed"], limit=request["limit"],
+                                         concurrency=request["concurrency"], name=request["name"])
+
+        def started(prepared: api.PreparedRun | None) -> None:
+            if prepared is not None:
+                self.start_job(prepared)
+                self.open_run(prepared.store.id)
+
+        self.push_screen(NewRunDialog(start, model=model, concurrency=concurrency), started)
+
+    def action_help(self) -> None:
+        from n2f_tui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.screen))
+
+    async def action_quit(self) -> None:
+        """Quit; a run still going is cancelled cleanly and can be resumed."""
+        self._quitting = True
+        await self.stop_jobs()
+        self.exit()
+
+    async def on_unmount(self) -> None:
+        await self.stop_jobs()
+        gc.enable()
+
+    # ------------------------------------------------------ command palette
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Every key of the current screen (and the app) is also a command in the palette."""
+        from n2f_tui.screens.help import screen_bindings
+
+        yield from super().get_system_commands(screen)
+        seen: set[str] = {"Quit", "Keys"}
+        for node, binding in screen_bindings(screen):
+            title = binding.description or binding.action
+            if title in seen:
+                continue
+            seen.add(title)
+            yield SystemCommand(title, f"key {self.get_key_display(binding)}",
+                                partial(self.call_later, self.run_action, binding.action, node))
+

@@ -1,0 +1,153 @@
+"""Two runs over the same items, side by side, with a "different outcome" filter."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from n2f_tui.render import safe_text
+from n2f_tui.widgets.detail import clipped, heading
+from n2f_tui.widgets.pane import Pane
+from n2f_tui.widgets.style import AUTO_CHIP, GLYPH, STATUS_STYLE, number, run_label
+from n2f_tui.widgets.vlist import VirtualList
+from sessions.store import RunStore
+
+
+def tag_codes(tags: Any) -> list[str]:
+    codes = []
+    for tag in tags or []:
+        codes.append(str(tag.get("code", "")) if isinstance(tag, dict) else str(getattr(tag, "code", tag)))
+    return codes
+
+
+def status_cell(status: str | None) -> Text:
+    status = status or "pending"
+    return Text(f"{GLYPH.get(status, '?')} {status:<11}", style=STATUS_STYLE.get(status, ""))
+
+
+class CompareScreen(Screen):
+    DEFAULT_CSS = """
+    CompareScreen #cmp-head { height: auto; max-height: 4; padding: 0 1; background: $panel; }
+    CompareScreen #cmp-list { height: 1fr; border: round $panel-lighten-2; }
+    CompareScreen #cmp-detail { height: 1fr; }
+    CompareScreen #cmp-detail > Pane { width: 1fr; height: 1fr; padding: 0 0 0 1; }
+    CompareScreen #cmp-a { border-right: vkey $panel-lighten-2; }
+    """
+    BINDINGS = [
+        Binding("d", "toggle_different", "Different only"),
+        Binding("j", "cursor(1)", "Next", show=False),
+        Binding("k", "cursor(-1)", "Previous", show=False),
+        Binding("escape", "app.pop_screen", "Back"),
+    ]
+
+    def __init__(self, a: str, b: str) -> None:
+        super().__init__()
+        self.store_a = RunStore.open(a)
+        self.store_b = RunStore.open(b)
+        self.rows: list[Any] = []
+        self.shown: list[Any] = []
+        self.different_only = False
+        self.id_width = 4
+        self.summary: dict[str, Any] = {}
+        self.records_a: dict[int, dict[str, Any]] = {}
+        self.records_b: dict[int, dict[str, Any]] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="cmp-head", markup=False)
+        yield VirtualList(self.render_row, empty="no item differs", id="cmp-list")
+        with Horizontal(id="cmp-detail"):
+            yield Pane(id="cmp-a")
+            yield Pane(id="cmp-b")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        from sessions.compare import compare_runs, comparison_summary
+
+        self.rows = list(compare_runs(self.store_a, self.store_b))
+        self.id_width = min(28, max((len(str(r.id)) for r in self.rows), default=4))
+        self.summary = dict(comparison_summary(self.rows))
+        self.records_a = self.store_a.results()
+        self.records_b = self.store_b.results()
+        self.apply_filter()
+        self.query_one(VirtualList).focus()
+
+    def apply_filter(self) -> None:
+        self.shown = [r for r in self.rows if r.different] if self.different_only else list(self.rows)
+        vlist = self.query_one(VirtualList)
+        vlist.set_count(len(self.shown), cursor=0)
+        vlist.border_title = Text(f"{len(self.shown)} of {len(self.rows)} items"
+                                  + (" · different outcome only" if self.different_only else ""))
+        self.update_head()
+        self.show_current()
+
+    def update_head(self) -> None:
+        text = Text()
+        text.append("A ", style="bold")
+        text.append_text(safe_text(f"{run_label(self.store_a.meta)} ({self.store_a.meta.get('model', '')})"))
+        text.append("   B ", style="bold")
+        text.append_text(safe_text(f"{run_label(self.store_b.meta)} ({self.store_b.meta.get('model', '')})"))
+        text.append("\n")
+        text.append_text(safe_text("  ".join(f"{k} {number(v)}" for k, v in self.summary.items()), style="dim"))
+        self.query_one("#cmp-head", Static).update(text)
+
+    def render_row(self, position: int) -> Text:
+        row = self.shown[position]
+        text = Text()
+        text.append("≠ " if row.different else "  ", style="bold yellow")
+        text.append_text(safe_text(str(row.id)[: self.id_width].ljust(self.id_width)))
+        text.append(" A ")
+        text.append_text(status_cell(row.status_a))
+        text.append(" B ")
+        text.append_text(status_cell(row.status_b))
+        for code in tag_codes(row.tags_a)[:2]:
+            text.append_text(safe_text(f" {code} ", style=AUTO_CHIP))
+        return text
+
+    def side(self, label: str, store: RunStore, records: dict[int, dict[str, Any]], index: Any,
+             status: Any, scores: Any, tags: Any) -> Group:
+        record = records.get(index) if index is not None else None
+        parts: list[Any] = [heading(f"{label}: {run_label(store.meta)}")]
+        parts.append(status_cell(status))
+        if scores:
+            parts.append(safe_text("  ".join(f"{k}={number(v)}" for k, v in dict(scores).items())))
+        codes = tag_codes(tags)
+        if codes:
+            chips = Text()
+            for code in codes:
+                chips.append_text(safe_text(f" {code} ", style=AUTO_CHIP))
+                chips.append(" ")
+            parts.append(chips)
+        for output in (record or {}).get("outputs", []):
+            parts.append(heading("Output"))
+            parts.append(clipped(output))
+        if record is None:
+            parts.append(Text("(no result in this run)", style="dim"))
+        return Group(*parts)
+
+    def show_current(self) -> None:
+        vlist = self.query_one(VirtualList)
+        a, b = self.query_one("#cmp-a", Pane), self.query_one("#cmp-b", Pane)
+        if not self.shown:
+            a.update("")
+            b.update("")
+            return
+        row = self.shown[vlist.cursor]
+        a.update(self.side("A", self.store_a, self.records_a, row.index_a, row.status_a, row.scores_a, row.tags_a))
+        b.update(self.side("B", self.store_b, self.records_b, row.index_b, row.status_b, row.scores_b, row.tags_b))
+
+    def on_virtual_list_highlighted(self, event: VirtualList.Highlighted) -> None:
+        self.show_current()
+
+    def action_cursor(self, delta: int) -> None:
+        self.query_one(VirtualList).move(delta)
+
+    def action_toggle_different(self) -> None:
+        self.different_only = not self.different_only
+        self.apply_filter()

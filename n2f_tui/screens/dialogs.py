@@ -1,0 +1,118 @@
+"""Modal dialogs: confirm, choose one of many, type a line of text."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, OptionList, Static
+from textual.widgets.option_list import Option
+
+from n2f_tui.render import safe_text
+
+DIALOG_CSS = """
+{name} {{ align: center middle; background: $background 60%; }}
+{name} > Vertical {{
+    width: 72; max-width: 95%; height: auto; max-height: 90%;
+    border: thick $accent; background: $surface; padding: 1 2;
+}}
+{name} .title {{ text-style: bold; margin-bottom: 1; }}
+{name} .buttons {{ height: auto; margin-top: 1; align-horizontal: right; }}
+{name} .buttons Button {{ margin-left: 2; }}
+{name} .error {{ color: $error; height: auto; }}
+"""
+
+
+class ConfirmDialog(ModalScreen[bool]):
+    DEFAULT_CSS = DIALOG_CSS.format(name="ConfirmDialog")
+    BINDINGS = [Binding("escape,n", "dismiss(False)", "No"), Binding("y", "dismiss(True)", "Yes")]
+
+    def __init__(self, message: str, yes: str = "Yes") -> None:
+        super().__init__()
+        self.message = message
+        self.yes = yes
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(safe_text(self.message), markup=False)
+            with Horizontal(classes="buttons"):
+                yield Button("No (n)", id="no")
+                yield Button(f"{self.yes} (y)", id="yes", variant="error")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+
+class ChoiceDialog(ModalScreen[str | None]):
+    """Pick one of ``choices`` ((key, label[, description]) tuples); Escape cancels."""
+
+    DEFAULT_CSS = DIALOG_CSS.format(name="ChoiceDialog") + """
+    ChoiceDialog OptionList { height: auto; max-height: 20; }
+    """
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
+
+    def __init__(self, title: str, choices: Sequence[tuple[str, ...]], current: str | None = None) -> None:
+        super().__init__()
+        self.title_text = title
+        self.choices = list(choices)
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        options = []
+        for choice in self.choices:
+            key, label = choice[0], choice[1]
+            prompt = safe_text(label)
+            if len(choice) > 2 and choice[2]:
+                prompt.append("\n")
+                prompt.append_text(safe_text(choice[2], style="dim"))
+            options.append(Option(prompt, id=key))
+        with Vertical():
+            yield Label(safe_text(self.title_text), classes="title", markup=False)
+            yield OptionList(*options)
+
+    def on_mount(self) -> None:
+        option_list = self.query_one(OptionList)
+        keys = [c[0] for c in self.choices]
+        if self.current in keys:
+            option_list.highlighted = keys.index(self.current)
+        elif keys:
+            option_list.highlighted = 0
+        option_list.focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(event.option.id)
+
+
+class TextDialog(ModalScreen[str | None]):
+    """One line of text (a note, a search, a name); Enter accepts, Escape cancels."""
+
+    DEFAULT_CSS = DIALOG_CSS.format(name="TextDialog")
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
+
+    def __init__(self, title: str, value: str = "", placeholder: str = "", allow_empty: bool = False) -> None:
+        super().__init__()
+        self.title_text = title
+        self.value = value
+        self.placeholder = placeholder
+        self.allow_empty = allow_empty
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(safe_text(self.title_text), classes="title", markup=False)
+            yield Input(self.value, placeholder=self.placeholder)
+            yield Static("", classes="error", markup=False)
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if not event.value.strip() and not self.allow_empty:
+            self.query_one(".error", Static).update(Text("type something, or Escape to cancel"))
+            return
+        self.dismiss(event.value)

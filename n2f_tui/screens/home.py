@@ -1,0 +1,332 @@
+"""The home screen: every run in the store, and what can be done to one."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
+
+from engines import get_engine
+from engines.core import EngineError, settings_fields
+from n2f_tui.render import safe_text
+from n2f_tui.screens.dialogs import ChoiceDialog, ConfirmDialog
+from n2f_tui.widgets.style import date, pct, run_label, settings_line
+from sessions.errors import N2FError
+from sessions.store import RunStore, list_run_meta
+
+COLUMNS = ("run", "engine", "model", "settings", "progress", "accuracy", "date")
+
+
+def summarize(meta: dict[str, Any]) -> dict[str, Any]:
+    """Done count and accuracy of a stored run (reads its results)."""
+    store = RunStore(Path(meta["_folder"]))
+    results = store.results()
+    judged = [r for r in results.values() if r.get("status") != "error"]
+    correct = sum(r.get("status") == "correct" for r in judged)
+    errors = len(results) - len(judged)
+    return {"done": len(judged), "errors": errors, "accuracy": correct / len(judged) if judged else None}
+
+
+def engine_defaults(engine_name: str) -> dict[str, Any] | None:
+    try:
+        cls = get_engine(engine_name).settings_type
+    except EngineError:
+        return None
+    return {f.name: f.default for f in settings_fields(cls)}
+
+
+class HomeScreen(Screen):
+    TITLE = "n2f"
+    SUB_TITLE = "runs"
+    DEFAULT_CSS = """
+    HomeScreen DataTable { height: 1fr; }
+    HomeScreen #run-info { height: auto; max-height: 6; padding: 0 1; background: $panel; }
+    """
+    BINDINGS = [
+        Binding("enter,o", "open", "Open"),
+        Binding("n", "new", "New run"),
+        Binding("r", "resume", "Resume"),
+        Binding("s", "rescore", "Re-score"),
+        Binding("d", "delete", "Delete"),
+        Binding("c", "compare", "Compare"),
+        Binding("R", "report", "Report"),
+        Binding("j", "cursor(1)", "Down", show=False),
+        Binding("k", "cursor(-1)", "Up", show=False),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.metas: list[dict[str, Any]] = []
+        self.summaries: dict[str, tuple[float, dict[str, Any]]] = {}
+        self._live_ids: set[str] = set()
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        table: DataTable = DataTable(cursor_type="row", zebra_stripes=True, id="runs")
+        yield table
+        yield Static("", id="run-info", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        for column in COLUMNS:
+            table.add_column(column, key=column)
+        self.reload(summaries=_frozen())  # snapshots read them at once, in order
+        self.set_interval(0.5, self.tick)
+        if not _frozen():
+            self.set_timer(0.3, self.summaries_if_shown)
+        table.focus()
+
+    def summaries_if_shown(self) -> None:
+        """Read the runs' results only when this screen is the one shown (not under a run)."""
+        if self.app.screen is self:
+            self.load_summaries()
+
+    def on_screen_resume(self) -> None:
+        self.reload()
+
+    # ------------------------------------------------------------------ data
+
+    def selected(self) -> dict[str, Any] | None:
+        table = self.query_one(DataTable)
+        if not self.metas or table.cursor_row < 0 or table.cursor_row >= len(self.metas):
+            return None
+        return self.metas[table.cursor_row]
+
+    def reload(self, summaries: bool = True) -> None:
+        table = self.query_one(DataTable)
+        keep = (self.selected() or {}).get("id")
+        self.metas = list(reversed(list_run_meta()))  # newest first
+        table.clear()
+        for meta in self.metas:
+            table.add_row(*self.row(meta), key=meta["id"])
+        if keep and any(m["id"] == keep for m in self.metas):
+            table.move_cursor(row=[m["id"] for m in self.metas].index(keep))
+        self.show_info()
+        if summaries:
+            self.load_summaries()
+
+    def row(self, meta: dict[str, Any]) -> list[Text]:
+        return [
+            safe_text(run_label(meta), style="bold"),
+            safe_text(meta.get("engine", "")),
+            safe_text(meta.get("model", "")),
+            safe_text(settings_line(meta.get("settings", {}), engine_defaults(meta.get("engine", "")))),
+            self.progress_cell(meta),
+            self.accuracy_cell(meta),
+            safe_text(date(meta.get("created", ""))),
+        ]
+
+    def progress_cell(self, meta: dict[str, Any]) -> Text:
+        total = int(meta.get("total", 0))
+        job = self.app.jobs.get(meta["id"])  # type: ignore[attr-defined]
+        if job is not None:
+            p = job.progress
+            done = total - p.total + p.done
+            state = "paused" if job.paused else "running"
+            return Text(f"{done}/{total} {state}", style="cyan")
+        summary = self._summary(meta)
+        if summary is None:
+            return Text(f"…/{total} {meta.get('status', '')}", style="dim")
+        text = Text(f"{summary['done']}/{total} {meta.get('status', '')}")
+        if summary["errors"]:
+            text.append(f" ({summary['errors']} err)", style="yellow")
+        return text
+
+    def accuracy_cell(self, meta: dict[str, Any]) -> Text:
+        job = self.app.jobs.get(meta["id"])  # type: ignore[attr-defined]
+        if job is not None:
+            return Text(pct(job.progress.accuracy if job.progress.done else None))
+        summary = self._summary(meta)
+        return Text("…" if summary is None else pct(summary["accuracy"]))
+
+    def _summary(self, meta: dict[str, Any]) -> dict[str, Any] | None:
+        cached = self.summaries.get(meta["id"])
+        return cached[1] if cached and cached[0] == _mtime(meta) else None
+
+    def load_summaries(self) -> None:
+        if _frozen():
+            self._summaries(in_thread=False)
+        else:
+            self._summaries_worker()
+
+    @work(thread=True, exclusive=True, group="summaries")
+    def _summaries_worker(self) -> None:
+        self._summaries(in_thread=True)
+
+    def _summaries(self, in_thread: bool) -> None:
+        for meta in list(self.metas):
+            if meta["id"] in self.app.jobs or self._summary(meta) is not None:  # type: ignore[attr-defined]
+                continue
+            try:
+                summary = summarize(meta)
+            except (N2FError, OSError, ValueError):
+                summary = {"done": 0, "errors": 0, "accuracy": None}
+            self.summaries[meta["id"]] = (_mtime(meta), summary)
+            if in_thread:
+                self.app.call_from_thread(self.update_row, meta["id"])
+            else:
+                self.update_row(meta["id"])
+
+    def update_row(self, run_id: str) -> None:
+        table = self.query_one(DataTable)
+        meta = next((m for m in self.metas if m["id"] == run_id), None)
+        if meta is None:
+            return
+        try:
+            table.update_cell(run_id, "progress", self.progress_cell(meta))
+            table.update_cell(run_id, "accuracy", self.accuracy_cell(meta))
+        except Exception:  # the row went away (deleted) meanwhile
+            pass
+
+    def tick(self) -> None:
+        running = set(self.app.jobs)  # type: ignore[attr-defined]
+        for run_id in running:
+            self.update_row(run_id)
+        if self._live_ids - running:  # a run stopped: read its results back
+            for meta in self.metas:
+                if meta["id"] in self._live_ids - running:
+                    meta.update(_read_meta(meta))
+            if self.app.screen is self:
+                self.load_summaries()
+        self._live_ids = running
+
+    def show_info(self) -> None:
+        meta = self.selected()
+        info = self.query_one("#run-info", Static)
+        if meta is None:
+            info.update(Text("no runs yet: n starts one", style="italic"))
+            return
+        text = Text()
+        text.append_text(safe_text(f"{meta['id']}  " if not _frozen() else "", style="bold"))
+        text.append_text(safe_text(f"{meta.get('engine')} · {meta.get('model')} · seed {meta.get('seed')} · "
+                                   f"{meta.get('total')} items · {meta.get('status')}"))
+        text.append("\n")
+        text.append_text(safe_text(settings_line(meta.get("settings", {})), style="dim"))
+        text.append("\n")
+        text.append("enter open · n new · r resume · s re-score · d delete · c compare · R report", style="dim")
+        info.update(text)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.show_info()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open()
+
+    # --------------------------------------------------------------- actions
+
+    def action_cursor(self, delta: int) -> None:
+        table = self.query_one(DataTable)
+        table.move_cursor(row=max(0, table.cursor_row + delta))
+
+    def action_open(self) -> None:
+        meta = self.selected()
+        if meta:
+            self.app.open_run(meta["id"])  # type: ignore[attr-defined]
+
+    def action_new(self) -> None:
+        self.app.new_run_dialog()  # type: ignore[attr-defined]
+
+    async def action_resume(self) -> None:
+        meta = self.selected()
+        if meta:
+            await self.app.resume_run(meta["id"])  # type: ignore[attr-defined]
+
+    def action_rescore(self) -> None:
+        meta = self.selected()
+        if meta:
+            self.rescore(meta["id"])
+
+    @work(thread=True, group="rescore")
+    def rescore(self, run_id: str) -> None:
+        from sessions import api
+
+        try:
+            store, changed = api.rescore(run_id)
+        except (N2FError, EngineError) as exc:
+            self.app.call_from_thread(self.notify, str(exc), severity="error", markup=False)
+            return
+        message = (f"{store.label}: re-scored {changed['rescored']} item(s), {changed['changed']} changed, "
+                   f"{changed['skipped']} in status error left for resume")
+        self.app.call_from_thread(self.notify, message, markup=False)
+        self.app.call_from_thread(self.after_rescore, run_id)
+
+    def after_rescore(self, run_id: str) -> None:
+        self.summaries.pop(run_id, None)
+        self.reload()
+
+    def action_delete(self) -> None:
+        meta = self.selected()
+        if not meta:
+            return
+        if meta["id"] in self.app.jobs:  # type: ignore[attr-defined]
+            self.notify("this run is running: cancel it first", severity="warning")
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if not yes:
+                return
+            from sessions.store import delete_run
+
+            try:
+                label = delete_run(meta["id"])
+            except (N2FError, OSError) as exc:
+                self.notify(str(exc), severity="error", markup=False)
+                return
+            self.notify(f"deleted run {label}", markup=False)
+            self.reload()
+
+        self.app.push_screen(ConfirmDialog(f"Delete run {run_label(meta)}: its results, items and annotations?\n"
+                                           "This cannot be undone.", yes="Delete"), confirmed)
+
+    def action_compare(self) -> None:
+        meta = self.selected()
+        if not meta:
+            return
+        others = [m for m in self.metas if m["id"] != meta["id"] and m.get("engine") == meta.get("engine")]
+        if not others:
+            self.notify("no other run of the same engine to compare with", severity="warning")
+            return
+        choices = [(m["id"], f"{run_label(m)}  {m.get('model')}  {settings_line(m.get('settings', {}))}") for m in others]
+
+        def chosen(other: str | None) -> None:
+            if other:
+                self.app.open_compare(meta["id"], other)  # type: ignore[attr-defined]
+
+        self.app.push_screen(ChoiceDialog(f"Compare {run_label(meta)} with", choices), chosen)
+
+    def action_report(self) -> None:
+        meta = self.selected()
+        if meta:
+            self.app.open_report(meta["id"])  # type: ignore[attr-defined]
+
+
+def _mtime(meta: dict[str, Any]) -> float:
+    folder = Path(meta["_folder"])
+    try:
+        return max(os.stat(folder / "results.json").st_mtime, os.stat(folder / "meta.json").st_mtime)
+    except OSError:
+        return 0.0
+
+
+def _read_meta(meta: dict[str, Any]) -> dict[str, Any]:
+    import json
+
+    try:
+        return json.loads((Path(meta["_folder"]) / "meta.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def _frozen() -> bool:
+    from n2f_tui.widgets import style
+
+    return style.FROZEN

@@ -1,0 +1,126 @@
+"""A run's report: the summary, the engine's tables and charts drawn in the terminal.
+
+Besides the report's own charts, every table with a label column and a numeric
+column (error-type counts, accuracy by graph type, by gap...) is also drawn as bars,
+generically: the column with ``%`` in its name if any, else the last numeric one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table as RichTable
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer
+
+from engines.core import EngineError, Report, Table
+from n2f_tui.render import render_bars, render_report_tables, safe_text
+from n2f_tui.widgets import style
+from n2f_tui.widgets.pane import Pane
+from n2f_tui.widgets.style import number, pct, run_label, settings_line
+from sessions import api
+from sessions.errors import N2FError
+from sessions.store import RunStore
+
+
+def as_number(cell: Any) -> float | None:
+    if isinstance(cell, bool):
+        return None
+    if isinstance(cell, (int, float)):
+        return float(cell)
+    if cell in ("-", "–", ""):
+        return 0.0
+    try:
+        return float(str(cell).rstrip("%"))
+    except ValueError:
+        return None
+
+
+def table_chart(table: Table) -> RenderableType | None:
+    """Bars for one report table, or None when it has nothing to chart."""
+    if len(table.rows) < 2 or len(table.columns) < 2:
+        return None
+    numeric = [c for c in range(1, len(table.columns))
+               if all(as_number(row[c]) is not None for row in table.rows if c < len(row))
+               and any(isinstance(row[c], (int, float)) for row in table.rows if c < len(row))]
+    if not numeric:
+        return None
+    percent = [c for c in numeric if "%" in str(table.columns[c])]
+    column = percent[0] if percent else numeric[-1]
+    series = {str(row[0]): as_number(row[column]) or 0.0 for row in table.rows}
+    unit = "%" if "%" in str(table.columns[column]) else ""
+    return render_bars(f"{table.name}: {table.columns[column]} by {table.columns[0]}", series, unit, width=30)
+
+
+def summary_table(summary: dict[str, Any]) -> RichTable:
+    head = RichTable.grid(padding=(0, 2))
+    head.add_column(style="bold")
+    head.add_column()
+    counts = ", ".join(f"{k} {v}" for k, v in summary["counts"].items() if v)
+    head.add_row("run", safe_text(run_label({"id": summary["run"], "name": summary.get("name")})))
+    head.add_row("engine", safe_text(summary["engine"]))
+    head.add_row("model", safe_text(summary["model"]))
+    head.add_row("settings", safe_text(settings_line(summary.get("settings", {}))))
+    head.add_row("items", safe_text(f"{summary['n']} ({counts})"))
+    head.add_row("accuracy", pct(summary["accuracy"]))
+    metrics = "  ".join(f"{k} {number(v)}" for k, v in summary.get("metrics", {}).items())
+    head.add_row("metrics", safe_text(metrics))
+    return head
+
+
+def report_renderable(report: Report, summary: dict[str, Any]) -> RenderableType:
+    parts: list[RenderableType] = [summary_table(summary), Text("")]
+    charted = False
+    for table in report.tables:
+        chart = table_chart(table)
+        if chart is not None:
+            parts += [chart, Text("")]
+            charted = True
+    tag_series = summary.get("tags") or {}
+    if tag_series and not charted:
+        parts += [render_bars("Error tags (items per tag)", tag_series, width=30), Text("")]
+    parts += render_report_tables(report)
+    return Group(*parts)
+
+
+class ReportScreen(Screen):
+    DEFAULT_CSS = """
+    ReportScreen Pane { height: 1fr; padding: 0 1; }
+    """
+    BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("r", "reload", "Reload")]
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__()
+        self.run_id = run_id
+
+    def compose(self) -> ComposeResult:
+        yield Pane(Text("building the report…", style="italic"), id="report")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(Pane).focus()
+        self.action_reload()
+
+    def action_reload(self) -> None:
+        if style.FROZEN:  # snapshots: drawn before the first frame
+            self.query_one("#report", Pane).update(self.renderable())
+        else:
+            self.build()
+
+    def renderable(self) -> RenderableType:
+        try:
+            store = RunStore.open(self.run_id)
+            report, summary = api.build_report(store)
+            return report_renderable(report, summary)
+        except (N2FError, EngineError) as exc:
+            return safe_text(f"no report: {exc}", style="red")
+
+    @work(thread=True, exclusive=True, group="report")
+    def build(self) -> None:
+        renderable = self.renderable()
+        self.app.call_from_thread(self.query_one("#report", Pane).update, renderable)

@@ -1,0 +1,498 @@
+"""The run screen: progress, the item list and the highlighted item's detail.
+
+While the run goes on, a timer (every 0.25 s) takes the records the runner finished
+since the last tick, redraws the visible rows and the header, and the detail if its
+item changed: nothing is done per item, so a thousand items a second cost four
+redraws a second. The engine's headline metrics are recomputed in a thread, at most
+every two seconds.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from typing import Any
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Container
+from textual.screen import Screen
+from textual.widgets import Footer
+
+from engines.core import ItemResult, RunResults, Tag, settings_fields
+from n2f_tui.render import safe_text
+from n2f_tui.screens.dialogs import ChoiceDialog, TextDialog
+from n2f_tui.state import RunState
+from n2f_tui.widgets.detail import DetailView
+from n2f_tui.widgets.progress import RunHeader, progress_text
+from n2f_tui.widgets import style
+from n2f_tui.widgets.style import AUTO_CHIP, GLYPH, MANUAL_CHIP, STATUS_STYLE
+from n2f_tui.widgets.vlist import VirtualList
+from sessions import api
+from sessions.errors import N2FError
+from sessions.store import RunStore
+
+TICK = 0.25
+METRICS_EVERY = 2.0
+
+
+def engine_metrics(state: RunState, records: dict[int, dict[str, Any]],
+                   cache: dict[int, tuple[int, ItemResult]]) -> dict[str, Any]:
+    """The engine's report metrics over the records so far (pure: runs in a thread).
+
+    ``cache`` keeps each item's ItemResult between calls (keyed by the record's version),
+    so a live run pays for converting each record once, not once per refresh.
+    """
+    results = []
+    for index, record in sorted(records.items()):
+        version = state.versions.get(index, 0)
+        hit = cache.get(index)
+        if hit is None or hit[0] != version:
+            hit = cache[index] = (version, ItemResult(
+                item=state.items[index], status=record.get("status", "error"), scores=dict(record.get("scores", {})),
+                tags=[Tag.from_json(t) for t in record.get("tags", [])], outputs=list(record.get("outputs", []))))
+        results.append(hit[1])
+    run = RunResults(name=state.store.label, model=state.store.meta.get("model", ""), settings=state.settings,
+                     results=results)
+    return dict(state.engine.report(run, []).metrics)
+
+
+class RunScreen(Screen):
+    DEFAULT_CSS = """
+    RunScreen #body { layout: horizontal; height: 1fr; }
+    RunScreen #items { width: 46; height: 1fr; border: round $panel-lighten-2; }
+    RunScreen #items:focus { border: round $accent; }
+    RunScreen DetailView { width: 1fr; }
+    RunScreen.-narrow #body { layout: vertical; }
+    RunScreen.-narrow #items { width: 1fr; height: 7; }
+    """
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    BINDINGS = [
+        Binding("j", "cursor(1)", "Next", show=False),
+        Binding("k", "cursor(-1)", "Previous", show=False),
+        Binding("g", "first", "First item", show=False),
+        Binding("G", "last", "Last item", show=False),
+        Binding("n", "wrong(1)", "Next wrong"),
+        Binding("p", "wrong(-1)", "Prev wrong"),
+        Binding("slash", "search", "Search"),
+        Binding("f", "filter", "Filter"),
+        Binding("s", "sort", "Sort"),
+        Binding("t", "tag_add", "Tag"),
+        Binding("x", "tag_remove", "Untag"),
+        Binding("a", "accept", "Accept tags"),
+        Binding("m", "note", "Note"),
+        Binding("e", "edit", "Edit prompt"),
+        Binding("space", "pause", "Pause/continue"),
+        Binding("c", "cancel_run", "Cancel run"),
+        Binding("r", "resume", "Resume run"),
+        Binding("R", "report", "Report"),
+        Binding("A", "agreement", "Agreement"),
+        Binding("C", "compare", "Compare"),
+        Binding("J", "scroll_detail(5)", "Scroll detail down", show=False),
+        Binding("K", "scroll_detail(-5)", "Scroll detail up", show=False),
+        Binding("escape", "back", "Back"),
+    ]
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__()
+        self.run_id = run_id
+        job = self.app.jobs.get(run_id)  # type: ignore[attr-defined]
+        store = job.store if job is not None else RunStore.open(run_id)
+        self.state = RunState(store)
+        gc.freeze()  # the run's items and records live as long as the screen: keep them out of GC passes
+        if job is not None:
+            job.drain()  # already in store.results()
+        self.was_live = job is not None
+        self.metrics: dict[str, Any] = {}
+        self._metrics_at = 0.0
+        self._metrics_every = METRICS_EVERY
+        self._metrics_cache: dict[int, tuple[int, ItemResult]] = {}
+        self.defaults = {f.name: f.default for f in settings_fields(self.state.engine.settings_type)}
+        self._id_width = min(28, max((len(i.id) for i in self.state.items), default=4))
+
+    # ------------------------------------------------------------ composition
+
+    def compose(self) -> ComposeResult:
+        yield RunHeader(id="header")
+        with Container(id="body"):
+            yield VirtualList(self.render_row, self.row_key, empty="no items match", id="items")
+            yield DetailView(id="detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        vlist = self.query_one(VirtualList)
+        vlist.set_count(len(self.state.order), cursor=0)
+        self.update_list_title()
+        vlist.focus()
+        self.update_header()
+        self.call_after_refresh(self.show_current)
+        self.set_interval(TICK, self.tick)
+        if style.FROZEN and not self.job:  # snapshots: the same screen every time
+            self.metrics = engine_metrics(self.state, dict(self.state.records), self._metrics_cache)
+            self.update_header()
+        elif not self.job:  # after the first paint: the report reads every record
+            self.set_timer(0.5, self.refresh_metrics)
+
+    def on_unmount(self) -> None:
+        # the run's objects were frozen out of the collector when the screen opened: hand
+        # them back and collect once, so a closed run is freed now rather than weighing on
+        # every later collection (while runs go on, the app keeps freezing instead)
+        if not self.app.jobs:  # type: ignore[attr-defined]
+            gc.unfreeze()
+            gc.collect()
+
+    # ------------------------------------------------------------------- data
+
+    @property
+    def job(self) -> Any:
+        return self.app.jobs.get(self.run_id)  # type: ignore[attr-defined]
+
+    @property
+    def vlist(self) -> VirtualList:
+        return self.query_one(VirtualList)
+
+    @property
+    def current(self) -> int | None:
+        """The item index under the cursor (None when the list is empty)."""
+        order = self.state.order
+        cursor = self.vlist.cursor
+        return order[cursor] if 0 <= cursor < len(order) else None
+
+    def row_key(self, position: int) -> Any:
+        index = self.state.order[position]
+        return (index, self.state.versions.get(index, 0))
+
+    def render_row(self, position: int) -> Text:
+        state = self.state
+        index = state.order[position]
+        status = state.status(index)
+        text = Text()
+        text.append(GLYPH.get(status, "?") + " ", style=STATUS_STYLE.get(status, ""))
+        text.append_text(safe_text(state.items[index].id[: self._id_width].ljust(self._id_width)))
+        score = state.main_score(index)
+        text.append(" " + ("    -" if score is None else f"{score:5.2f}") + " ", style="dim")
+        tags = state.tags(index)
+        for tag in tags.auto:
+            text.append_text(safe_text(f" {tag.code} ", style=AUTO_CHIP))
+            text.append(" ")
+        for code in tags.manual:
+            text.append_text(safe_text(f" {code} ", style=MANUAL_CHIP))
+            text.append(" ")
+        if tags.reviewed:
+            text.append("✔", style="green")
+        return text
+
+    def update_list_title(self) -> None:
+        state = self.state
+        parts = [f"{len(state.order)} items"]
+        if state.filter != "all":
+            parts.append(f"filter {state.filter}")
+        if state.query:
+            parts.append(f"search “{state.query[:20]}”")
+        parts.append(f"sort {state.sort}")
+        self.vlist.border_title = Text(" · ".join(parts))
+
+    def status_word(self) -> str:
+        job = self.job
+        if job is not None:
+            return "paused" if job.paused else "running"
+        return str(self.state.store.meta.get("status", ""))
+
+    def update_header(self) -> None:
+        job = self.job
+        self.query_one(RunHeader).update(progress_text(
+            self.state.store.meta, self.state.counts(), self.state.total, self.status_word(),
+            live=job.progress if job is not None else None, metrics=self.metrics, defaults=self.defaults))
+
+    def show_current(self) -> None:
+        detail = self.query_one(DetailView)
+        index = self.current
+        if index is None:
+            detail.clear("no item: the filter or search matches nothing (Escape clears it)")
+            return
+        state = self.state
+        key = (index, state.versions.get(index, 0))
+        if detail.shown == key:
+            return
+        record = state.records.get(index)
+        info = api.item_detail(state.store, index, record or {})
+        position = f"{self.vlist.cursor + 1}/{len(state.order)}" + (
+            f" of {state.total}" if len(state.order) != state.total else "")
+        detail.show(info, state.tags(index), position, state.score_key, key)
+
+    def relist(self, keep: int | None = None) -> None:
+        """After a filter, search, sort or new records: the same item stays under the cursor."""
+        keep = self.current if keep is None else keep
+        order = self.state.recompute()
+        cursor = 0
+        if keep is not None:
+            try:
+                cursor = order.index(keep)
+            except ValueError:
+                cursor = min(self.vlist.cursor, max(0, len(order) - 1))
+        self.vlist.set_count(len(order), cursor=cursor)
+        self.update_list_title()
+        self.show_current()
+
+    # ------------------------------------------------------------------ live
+
+    def tick(self) -> None:
+        job = self.job
+        if job is None:
+            if self.was_live:
+                self.finish_live()
+            return
+        self.was_live = True
+        fresh = job.drain()
+        if fresh:
+            self.state.apply(fresh)
+            if self.state.filter != "all" or self.state.query or self.state.sort != "index":
+                self.relist()
+            else:
+                self.vlist.refresh_rows()
+                if self.current in fresh:
+                    self.show_current()
+            now = time.monotonic()
+            if now - self._metrics_at > self._metrics_every:
+                self.refresh_metrics()
+        self.update_header()
+
+    def finish_live(self) -> None:
+        """The runner stopped: read the run back from disk and show its final state."""
+        self.was_live = False
+        job_error = getattr(self.app, "last_job_error", {}).pop(self.run_id, None)
+        try:
+            store = RunStore.open(self.run_id)
+        except N2FError:
+            return
+        self.state.reload(store)
+        self.relist()
+        self.refresh_metrics()
+        self.update_header()
+        status = store.meta.get("status", "")
+        if job_error is not None:
+            self.notify(f"run stopped: {job_error}", severity="error", markup=False)
+        elif status == "cancelled":
+            self.notify("run cancelled: r resumes it", markup=False)
+
+    @work(thread=True, exclusive=True, group="metrics")
+    def refresh_metrics(self) -> None:
+        started = self._metrics_at = time.monotonic()
+        records = dict(self.state.records)
+        try:
+            metrics = engine_metrics(self.state, records, self._metrics_cache) if records else {}
+        except Exception as exc:  # an engine bug must not take the screen down
+            metrics = {"report error": str(exc)[:60]}
+        # a report that takes long is recomputed less often (it shares the GIL with the UI)
+        self._metrics_every = max(METRICS_EVERY, 15 * (time.monotonic() - started))
+        self.app.call_from_thread(self._set_metrics, metrics)
+
+    def _set_metrics(self, metrics: dict[str, Any]) -> None:
+        self.metrics = metrics
+        self.update_header()
+        # the metrics cache is long-lived too; left in the collector's oldest generation it
+        # would be walked by every full collection (tens of ms each, every few moves)
+        gc.freeze()
+
+    # ------------------------------------------------------------ navigation
+
+    def on_virtual_list_highlighted(self, event: VirtualList.Highlighted) -> None:
+        self.show_current()
+
+    def move_to(self, position: int) -> None:
+        """Move the cursor and draw the detail now (not one message later)."""
+        self.vlist.move_to(position, announce=False)
+        self.show_current()
+
+    def action_cursor(self, delta: int) -> None:
+        self.move_to(self.vlist.cursor + delta)
+
+    def action_first(self) -> None:
+        self.move_to(0)
+
+    def action_last(self) -> None:
+        self.move_to(self.vlist.count - 1)
+
+    def action_wrong(self, step: int) -> None:
+        position = self.state.next_wrong(self.vlist.cursor, step)
+        if position is None:
+            self.notify("no further wrong item" if step > 0 else "no earlier wrong item", timeout=2)
+            return
+        self.move_to(position)
+
+    def action_scroll_detail(self, lines: int) -> None:
+        self.query_one(DetailView).scroll_by(lines)
+
+    def action_search(self) -> None:
+        def done(query: str | None) -> None:
+            if query is not None:
+                self.state.set_query(query)
+                self.relist()
+
+        self.app.push_screen(TextDialog("Search ids, question text and outputs (empty clears)",
+                                        self.state.query, allow_empty=True), done)
+
+    def action_filter(self) -> None:
+        def done(key: str | None) -> None:
+            if key:
+                self.state.set_filter(key)
+                self.relist()
+
+        self.app.push_screen(ChoiceDialog("Show items", self.state.filter_choices(), self.state.filter), done)
+
+    def action_sort(self) -> None:
+        self.state.cycle_sort()
+        self.relist()
+        self.notify(f"sorted by {self.state.sort}", timeout=1.5)
+
+    def action_back(self) -> None:
+        if self.state.filter != "all" or self.state.query:
+            self.state.filter, self.state.query = "all", ""
+            self.relist()
+            return
+        self.app.pop_screen()
+
+    # ------------------------------------------------------------- annotation
+
+    def action_tag_add(self) -> None:
+        index = self.current
+        if index is None:
+            return
+        have = self.state.tags(index).codes
+        choices = [(t.code, f"{t.label} ({t.code})" + (" ✓" if t.code in have else ""),
+                    (f"[{t.group}] " if t.group else "") + t.description) for t in self.state.taxonomy()]
+
+        def done(code: str | None) -> None:
+            if code:
+                self.state.add_tag(index, code)
+                self.after_annotation(index, f"tagged {code}")
+
+        self.app.push_screen(ChoiceDialog("Add a tag (the engine's taxonomy)", choices), done)
+
+    def action_tag_remove(self) -> None:
+        index = self.current
+        if index is None:
+            return
+        tags = self.state.tags(index)
+        choices = [(t.code, f"{t.code} (automatic)", t.evidence[:120]) for t in tags.auto]
+        choices += [(code, f"{code} (added by you)", label) for code, label in tags.manual.items()]
+        if not choices:
+            self.notify("this item has no tag to remove", timeout=2)
+            return
+
+        def done(code: str | None) -> None:
+            if code:
+                self.state.remove_tag(index, code)
+                self.after_annotation(index, f"removed {code}")
+
+        self.app.push_screen(ChoiceDialog("Remove a tag", choices), done)
+
+    def action_accept(self) -> None:
+        index = self.current
+        if index is None:
+            return
+        self.state.accept(index)
+        self.after_annotation(index, "automatic tags accepted as reviewed")
+
+    def action_note(self) -> None:
+        index = self.current
+        if index is None:
+            return
+
+        def done(text: str | None) -> None:
+            if text:
+                self.state.note(index, text)
+                self.after_annotation(index, "note saved")
+
+        self.app.push_screen(TextDialog(f"Note on {self.state.items[index].id}"), done)
+
+    def after_annotation(self, index: int, message: str) -> None:
+        self.vlist.refresh_rows()
+        if self.state.filter in ("annotated", "unreviewed") or self.state.filter.startswith("tag:"):
+            self.relist(keep=index)
+        self.show_current()
+        self.notify(message, timeout=1.5, markup=False)
+
+    # ----------------------------------------------------------------- run
+
+    def action_pause(self) -> None:
+        job = self.job
+        if job is None:
+            self.notify("the run is not running (r resumes it)", timeout=2)
+            return
+        paused = job.toggle_pause()
+        self.notify("paused: space continues" if paused else "continuing", timeout=1.5)
+        self.update_header()
+
+    def action_cancel_run(self) -> None:
+        job = self.job
+        if job is None:
+            self.notify("the run is not running", timeout=2)
+            return
+        job.cancel()
+        self.notify("cancelling: items in flight are left for resume", timeout=2)
+
+    async def action_resume(self) -> None:
+        if self.job is not None:
+            self.notify("the run is already running", timeout=2)
+            return
+        if not self.state.store.pending_indices():
+            self.notify("nothing left to run: every item has a result", timeout=2)
+            return
+        job = await self.app.resume_run(self.run_id, open_screen=False)  # type: ignore[attr-defined]
+        if job is not None:
+            self.state.reload(job.store)
+            job.drain()
+            self.was_live = True
+            self.relist()
+            self.update_header()
+
+    def action_report(self) -> None:
+        self.app.open_report(self.run_id)  # type: ignore[attr-defined]
+
+    def action_agreement(self) -> None:
+        from n2f_tui.screens.agreement import AgreementScreen
+
+        def jump(item_id: str | None) -> None:
+            if item_id:
+                self.jump_to(item_id)
+
+        self.app.push_screen(AgreementScreen(self.state.store), jump)
+
+    def action_compare(self) -> None:
+        from sessions.store import list_run_meta
+        from n2f_tui.widgets.style import run_label, settings_line
+
+        others = [m for m in reversed(list_run_meta())
+                  if m["id"] != self.run_id and m.get("engine") == self.state.store.meta.get("engine")]
+        if not others:
+            self.notify("no other run of the same engine to compare with", severity="warning")
+            return
+        choices = [(m["id"], f"{run_label(m)}  {m.get('model')}  {settings_line(m.get('settings', {}))}") for m in others]
+
+        def chosen(other: str | None) -> None:
+            if other:
+                self.app.open_compare(self.run_id, other)  # type: ignore[attr-defined]
+
+        self.app.push_screen(ChoiceDialog("Compare with", choices), chosen)
+
+    def action_edit(self) -> None:
+        index = self.current
+        if index is None:
+            return
+        from n2f_tui.screens.editor import EditorScreen
+
+        self.app.push_screen(EditorScreen(self.state, index))
+
+    def jump_to(self, item_id: str) -> None:
+        index = next((i for i, item in enumerate(self.state.items) if item.id == item_id), None)
+        if index is None:
+            return
+        if index not in self.state.order:
+            self.state.filter, self.state.query = "all", ""
+            self.state.recompute()
+            self.vlist.set_count(len(self.state.order))
+            self.update_list_title()
+        self.move_to(self.state.order.index(index))

@@ -1,0 +1,228 @@
+"""What the run screen shows, as plain data: items, records, annotations, order.
+
+No Textual here: the run screen and the tests drive this object, and every question
+the screen asks of a run (which items are visible, which is the next wrong one, what
+tags an item has once a person's edits are applied) is answered in one place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from engines.core import Item, Tag, TagType
+from sessions import api
+from sessions.store import AnnotationStore, RunStore
+
+WRONG = ("wrong", "unparseable", "error")
+STATUS_RANK = {"error": 0, "unparseable": 1, "wrong": 2, "correct": 3, "pending": 4}
+SORTS = ("index", "status", "score")
+
+
+@dataclass
+class ItemTags:
+    """An item's tags with a person's edits applied."""
+
+    auto: list[Tag] = field(default_factory=list)  # automatic tags still in force
+    removed: list[Tag] = field(default_factory=list)  # automatic tags a person removed
+    manual: dict[str, str] = field(default_factory=dict)  # code -> label, added by a person
+    reviewed: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def codes(self) -> set[str]:
+        return {t.code for t in self.auto} | set(self.manual)
+
+
+class RunState:
+    """One run as the inspector sees it; refreshed from the runner while it runs."""
+
+    def __init__(self, store: RunStore):
+        self.store = store
+        self.engine, self.settings = api.run_settings(store)
+        self.items: list[Item] = store.items()
+        self.records: dict[int, dict[str, Any]] = store.results()
+        self.annotations: AnnotationStore = store.annotations()
+        self.marks: dict[str, dict[str, Any]] = self.annotations.effective()
+        self.filter = "all"
+        self.query = ""
+        self.sort = "index"
+        self.order: list[int] = list(range(len(self.items)))
+        self.versions: dict[int, int] = {}  # bumped when an item's row must be redrawn
+        self._haystack: dict[int, str] = {}
+        self.score_key = self.engine.main_score
+        self._taxonomy: list[TagType] | None = None
+        self.drafts: dict[str, str] = dict(store.meta.get("templates") or {})  # edited prompt templates
+
+    # ------------------------------------------------------------------ basics
+
+    @property
+    def total(self) -> int:
+        return len(self.items)
+
+    def status(self, index: int) -> str:
+        record = self.records.get(index)
+        return record.get("status", "error") if record else "pending"
+
+    def main_score(self, index: int) -> float | None:
+        record = self.records.get(index)
+        if not record or not self.score_key:
+            return None
+        value = record.get("scores", {}).get(self.score_key)
+        return float(value) if isinstance(value, (int, float)) else None
+
+    def taxonomy(self) -> list[TagType]:
+        if self._taxonomy is None:
+            self._taxonomy = list(self.engine.taxonomy())
+        return self._taxonomy
+
+    def tags(self, index: int) -> ItemTags:
+        record = self.records.get(index) or {}
+        mark = self.marks.get(self.items[index].id)
+        auto = [Tag.from_json(t) for t in record.get("tags", [])]
+        if not mark:
+            return ItemTags(auto=auto)
+        removed = mark["removed"]
+        kept = [t for t in auto if t.code not in removed]
+        kept_codes = {t.code for t in kept}
+        return ItemTags(
+            auto=kept,
+            removed=[t for t in auto if t.code in removed],
+            manual={c: label for c, label in mark["added"].items() if c not in kept_codes},
+            reviewed=mark["reviewed"],
+            notes=list(mark["notes"]),
+        )
+
+    # ------------------------------------------------------------- live updates
+
+    def apply(self, fresh: dict[int, dict[str, Any]]) -> None:
+        """Take newly finished records (from the runner) into the state."""
+        if not fresh:
+            return
+        self.records.update(fresh)
+        for index in fresh:
+            self.versions[index] = self.versions.get(index, 0) + 1
+            self._haystack.pop(index, None)
+
+    def reload(self, store: RunStore | None = None) -> None:
+        """Re-read results (after a rescore, a resume, or when the runner stops)."""
+        if store is not None:
+            self.store = store
+        self.records = self.store.results()
+        self.versions = {i: self.versions.get(i, 0) + 1 for i in range(self.total)}
+        self._haystack.clear()
+
+    # ------------------------------------------------------------- annotations
+
+    def annotate(self, index: int, kind: str, code: str = "", text: str = "", label: str = "") -> None:
+        """Write one event now (atomically, by the store) and refresh the item's marks."""
+        item_id = self.items[index].id
+        self.annotations.add(item_id, kind, code=code, text=text, label=label)
+        self.marks = self.annotations.effective()
+        self.versions[index] = self.versions.get(index, 0) + 1
+
+    def add_tag(self, index: int, code: str) -> None:
+        label = next((t.label for t in self.taxonomy() if t.code == code), code)
+        self.annotate(index, "tag_add", code=code, label=label)
+
+    def remove_tag(self, index: int, code: str) -> None:
+        self.annotate(index, "tag_remove", code=code)
+
+    def accept(self, index: int) -> None:
+        codes = ",".join(sorted(t.code for t in self.tags(index).auto))
+        self.annotate(index, "reviewed", text=codes)
+
+    def note(self, index: int, text: str) -> None:
+        self.annotate(index, "note", text=text)
+
+    # --------------------------------------------------------- filter and sort
+
+    def filter_choices(self) -> list[tuple[str, str]]:
+        """(key, label) pairs for the filter dialog."""
+        choices = [("all", "all items"), ("not-correct", "not correct (wrong, unparseable, error)")]
+        choices += [(s, f"status {s}") for s in ("correct", "wrong", "unparseable", "error", "pending")]
+        choices += [("annotated", "annotated by a person"), ("unreviewed", "wrong and not reviewed")]
+        seen = {t.code for t in self.taxonomy()}
+        for record in self.records.values():
+            seen.update(t["code"] for t in record.get("tags", []))
+        labels = {t.code: t.label for t in self.taxonomy()}
+        ordered = [t.code for t in self.taxonomy()] + sorted(seen - set(labels))
+        choices += [(f"tag:{code}", f"tag {code} ({labels.get(code, code)})") for code in ordered]
+        return choices
+
+    def _keep(self, index: int) -> bool:
+        f = self.filter
+        if f != "all":
+            status = self.status(index)
+            if f == "not-correct":
+                if status not in WRONG:
+                    return False
+            elif f in STATUS_RANK:
+                if status != f:
+                    return False
+            elif f == "annotated":
+                if self.items[index].id not in self.marks:
+                    return False
+            elif f == "unreviewed":
+                mark = self.marks.get(self.items[index].id)
+                if status not in WRONG or (mark and mark["reviewed"]):
+                    return False
+            elif f.startswith("tag:"):
+                if f[4:] not in self.tags(index).codes:
+                    return False
+        if self.query and self.query not in self.haystack(index):
+            return False
+        return True
+
+    def haystack(self, index: int) -> str:
+        """What search looks through: the id, the item's text inputs and the outputs."""
+        text = self._haystack.get(index)
+        if text is None:
+            item = self.items[index]
+            parts = [item.id] + [v for v in item.inputs.values() if isinstance(v, str)]
+            record = self.records.get(index)
+            if record:
+                parts += [o for o in record.get("outputs", []) if isinstance(o, str)]
+            text = self._haystack[index] = "\n".join(parts).lower()
+        return text
+
+    def recompute(self) -> list[int]:
+        indices: Iterable[int] = range(self.total)
+        if self.filter != "all" or self.query:
+            indices = [i for i in indices if self._keep(i)]
+        order = list(indices)
+        if self.sort == "status":
+            order.sort(key=lambda i: (STATUS_RANK.get(self.status(i), 5), i))
+        elif self.sort == "score":
+            order.sort(key=lambda i: (s if (s := self.main_score(i)) is not None else float("inf"), i))
+        self.order = order
+        return order
+
+    def set_filter(self, key: str) -> None:
+        self.filter = key
+        self.recompute()
+
+    def set_query(self, query: str) -> None:
+        self.query = query.strip().lower()
+        self.recompute()
+
+    def cycle_sort(self) -> str:
+        self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
+        self.recompute()
+        return self.sort
+
+    def next_wrong(self, position: int, step: int) -> int | None:
+        """The position in ``order`` of the next (step=1) or previous (-1) wrong item."""
+        pos = position + step
+        while 0 <= pos < len(self.order):
+            if self.status(self.order[pos]) in WRONG:
+                return pos
+            pos += step
+        return None
+
+    def counts(self) -> dict[str, int]:
+        counts = {s: 0 for s in STATUS_RANK}
+        for record in self.records.values():
+            counts[record.get("status", "error")] = counts.get(record.get("status", "error"), 0) + 1
+        counts["pending"] = self.total - len(self.records)
+        return counts

@@ -1,0 +1,1 @@
+"""Widgets of the inspector: the virtual item list, the item detail, the run header."""

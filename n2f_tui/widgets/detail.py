@@ -1,0 +1,249 @@
+"""One item in full: prompt, raw output, gold, diff, parsed structure and every engine view.
+
+Rendered generically from ``sessions.api.ItemDetail``: views of kind ``tree`` are the
+parsed structure, views of kind ``diff`` are drawn as a character diff of output
+against gold, and every other view goes through ``n2f_tui.render.render_view``. Model
+text only ever enters as ``safe_text`` (control characters shown, never markup) and is
+cut at a few thousand lines so a runaway reply cannot stall the screen.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Container
+
+from engines.core import View
+from n2f_tui.render import render_view, safe_text
+from n2f_tui.state import ItemTags
+from n2f_tui.widgets.pane import Pane
+from n2f_tui.widgets.style import GLYPH, STATUS_STYLE, chips, number
+
+MAX_CHARS = 20_000
+MAX_LINES = 400
+MAX_DIFF = 4_000
+
+
+def heading(title: str) -> Text:
+    return Text(f" {title} ", style="bold reverse")
+
+
+def clipped(value: Any, max_chars: int = MAX_CHARS, max_lines: int = MAX_LINES) -> Text:
+    """Model text made harmless and cut to a size a terminal pane can lay out quickly."""
+    raw = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=1)
+    note = ""
+    if len(raw) > max_chars:
+        note = f"… cut: {len(raw) - max_chars:,} more characters"
+        raw = raw[:max_chars]
+    lines = raw.split("\n")
+    if len(lines) > max_lines:
+        note = f"… cut: {len(lines) - max_lines:,} more lines" + (f"; {note[6:]}" if note else "")
+        raw = "\n".join(lines[:max_lines])
+    text = safe_text(raw)
+    if note:
+        text.append("\n" + note, style="italic yellow")
+    return text
+
+
+def char_diff(left: str, right: str) -> tuple[Text, Text]:
+    """Output and gold with the differing characters highlighted."""
+    left_cut, right_cut = left[:MAX_DIFF], right[:MAX_DIFF]
+    a, b = Text(), Text()
+    matcher = difflib.SequenceMatcher(None, left_cut, right_cut, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            a.append_text(safe_text(left_cut[i1:i2]))
+            b.append_text(safe_text(right_cut[j1:j2]))
+        else:
+            if i2 > i1:
+                a.append_text(safe_text(left_cut[i1:i2], style="bold white on #870000"))
+            if j2 > j1:
+                b.append_text(safe_text(right_cut[j1:j2], style="bold white on #005f00"))
+    if len(left) > MAX_DIFF:
+        a.append(" …", style="italic")
+    if len(right) > MAX_DIFF:
+        b.append(" …", style="italic")
+    return a, b
+
+
+def bounded(view: View) -> View:
+    """A text view cut to what a pane shows (views may carry the whole raw output)."""
+    if view.kind in ("text", "code") and isinstance(view.data, str):
+        if len(view.data) > MAX_CHARS or view.data.count("\n") > MAX_LINES:
+            lines = view.data[:MAX_CHARS].split("\n")[:MAX_LINES]
+            return View(view.kind, view.title, "\n".join(lines) + "\n… (cut)")
+    return view
+
+
+def diff_view(view: View) -> RenderableType:
+    data = view.data if isinstance(view.data, dict) else {}
+    left, right = char_diff(str(data.get("left", "")), str(data.get("right", "")))
+    lt = safe_text(data.get("left_title", "output"), style="bold")
+    rt = safe_text(data.get("right_title", "gold"), style="bold")
+    return Group(heading(f"Diff: {view.title}"), lt, left, rt, right)
+
+
+def head_text(detail: Any, tags: ItemTags, position: str, score_key: str) -> Text:
+    record = detail.record or {}
+    status = detail.status
+    text = Text()
+    text.append(f"{GLYPH.get(status, '?')} {status}", style=f"bold {STATUS_STYLE.get(status, '')}")
+    text.append("  ")
+    text.append_text(safe_text(detail.item.id, style="bold"))
+    text.append(f"  {position}", style="dim")
+    scores = record.get("scores") or {}
+    if scores:
+        text.append("  ")
+        text.append_text(safe_text("  ".join(f"{k}={number(v)}" for k, v in scores.items())))
+    line = chips(tags.auto, tags.manual, tags.removed, tags.reviewed)
+    if line.plain:
+        text.append("\n")
+        text.append_text(line)
+    for tag in tags.auto + tags.removed:
+        if tag.evidence:
+            text.append("\n")
+            text.append_text(safe_text(f"  {tag.code}: ", style="bold"))
+            text.append_text(clipped(tag.evidence, 600, 4))
+    for note in tags.notes:
+        text.append("\n")
+        text.append_text(safe_text(f"  note: {note}", style="italic cyan"))
+    if record.get("error"):
+        text.append("\n")
+        text.append_text(safe_text(f"  error: {record['error']}", style="yellow"))
+    if detail.item.meta:
+        meta = "  ".join(f"{k}={v}" for k, v in detail.item.meta.items() if not isinstance(v, (list, dict)))
+        text.append("\n")
+        text.append_text(safe_text(meta, style="dim"))
+    return text
+
+
+class DetailView(Container):
+    """The highlighted item: three panes side by side when wide, one stacked pane when narrow."""
+
+    DEFAULT_CSS = """
+    DetailView { height: 1fr; }
+    DetailView #detail-head { height: 5; padding: 0 1; background: $boost; overflow-y: auto; }
+    DetailView #detail-cols { layout: horizontal; height: 1fr; }
+    DetailView #detail-cols > Pane { width: 1fr; height: 1fr; padding: 0 0 0 1; }
+    DetailView #col-prompt, DetailView #col-output { border-right: vkey $panel-lighten-2; }
+    DetailView.-stacked #col-output, DetailView.-stacked #col-views { display: none; }
+    DetailView.-stacked #col-prompt { border-right: none; }
+    DetailView.-stacked #detail-head { height: 4; }
+    """
+    STACK_BELOW = 100  # columns: narrower than this, the detail is one stacked pane
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.shown: tuple[int, int] | None = None  # (item index, version) on screen
+        self._last: tuple[Any, ...] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Pane(id="detail-head")
+        with Container(id="detail-cols"):
+            yield Pane(id="col-prompt")
+            yield Pane(id="col-output")
+            yield Pane(id="col-views")
+
+    @property
+    def stacked(self) -> bool:
+        return self.has_class("-stacked")
+
+    def on_resize(self, event: Any) -> None:
+        stacked = event.size.width < self.STACK_BELOW
+        if stacked != self.stacked:
+            self.set_class(stacked, "-stacked")
+            if self._last is not None:
+                self.shown = None
+                self.show(*self._last)
+
+    def clear(self, message: str) -> None:
+        self.shown = None
+        self._last = None
+        self.query_one("#detail-head", Pane).update(Text(message, style="italic"))
+        for pane in ("#col-prompt", "#col-output", "#col-views"):
+            self.query_one(pane, Pane).update("")
+
+    def show(self, detail: Any, tags: ItemTags, position: str, score_key: str, key: tuple[int, int]) -> None:
+        """Draw one item (``key`` = (index, version): redrawing the same key is skipped).
+
+        Side by side, the engine views (tables, trees: the costliest to lay out) are drawn
+        just after the first paint of the rest, and skipped if the cursor moved on by then.
+        """
+        if key == self.shown:
+            return
+        home = self.shown is None or self.shown[0] != key[0]
+        self.shown = key
+        self._last = (detail, tags, position, score_key, key)
+        self.query_one("#detail-head", Pane).update(head_text(detail, tags, position, score_key), home=home)
+        prompt, output = self._prompt(detail), self._output(detail)
+        if self.stacked:
+            self.query_one("#col-prompt", Pane).update(Group(output, self._views(detail), prompt), home=home)
+        else:
+            self.query_one("#col-prompt", Pane).update(prompt, home=home)
+            self.query_one("#col-output", Pane).update(output, home=home)
+            self.call_after_refresh(self._show_views, detail, key, home)
+
+    def _show_views(self, detail: Any, key: tuple[int, int], home: bool) -> None:
+        if self.shown == key and not self.stacked:
+            self.query_one("#col-views", Pane).update(self._views(detail), home=home)
+
+    def text(self) -> str:
+        """Everything the detail shows, as plain text (tests)."""
+        return "\n".join(p.plain for p in self.query(Pane))
+
+    def scroll_by(self, lines: int) -> None:
+        for pane in self.query("#detail-cols > Pane"):
+            pane.scroll_relative(y=lines, animate=False)
+
+    @staticmethod
+    def _prompt(detail: Any) -> RenderableType:
+        parts: list[RenderableType] = []
+        for step in detail.prompts:
+            for message in step.get("messages", []):
+                parts.append(heading(f"Prompt: {step.get('step', '')} ({message.get('role', '')})"))
+                parts.append(clipped(message.get("content", ""), 40_000, 2_000))
+        if not parts:
+            parts.append(Text("(no prompt)", style="dim"))
+        return Group(*parts)
+
+    @staticmethod
+    def _output(detail: Any) -> RenderableType:
+        parts: list[RenderableType] = []
+        outputs = (detail.record or {}).get("outputs") or []
+        for number_, output in enumerate(outputs, 1):
+            parts.append(heading(f"Output {number_}" if len(outputs) > 1 else "Output (raw)"))
+            parts.append(clipped(output))
+        if not outputs:
+            parts.append(heading("Output"))
+            parts.append(Text("(no output yet)" if detail.record is None else "(no output)", style="dim"))
+        parts.append(heading("Gold"))
+        gold = detail.item.gold
+        for key, value in gold.items():
+            parts.append(safe_text(f"{key}:", style="bold"))
+            parts.append(clipped(value, 8_000, 200))
+        verdict = detail.verdict
+        for view in verdict.views if verdict else []:
+            if view.kind == "diff":
+                parts.append(diff_view(view))
+        return Group(*parts)
+
+    @staticmethod
+    def _views(detail: Any) -> RenderableType:
+        verdict = detail.verdict
+        if verdict is None:
+            return Group(heading("Views"), Text("(not scored yet)", style="dim"))
+        trees = [v for v in verdict.views if v.kind == "tree"]
+        others = [v for v in verdict.views if v.kind not in ("tree", "diff")]
+        parts: list[RenderableType] = []
+        if trees:
+            parts.append(heading("Parsed structure"))
+            parts += [render_view(bounded(v)) for v in trees]
+        if others:
+            parts.append(heading("Engine views"))
+            parts += [render_view(bounded(v)) for v in others]
+        return Group(*parts) if parts else Text("(no views)", style="dim")

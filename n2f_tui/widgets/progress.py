@@ -1,0 +1,60 @@
+"""The run header: what the run is, how far it got, how fast, and its headline metrics."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import Static
+
+from n2f_tui.render import safe_text
+from n2f_tui.widgets.style import STATUS_STYLE, duration, number, pct, rate, run_label, settings_line
+
+BAR = 24
+
+
+def bar(done: int, total: int, width: int = BAR) -> Text:
+    filled = round(width * done / total) if total else width
+    text = Text("▕")
+    text.append("█" * filled, style="green")
+    text.append("░" * (width - filled), style="dim")
+    text.append("▏")
+    return text
+
+
+def progress_text(meta: dict[str, Any], counts: dict[str, int], total: int, status: str, live: Any = None,
+                  metrics: dict[str, Any] | None = None, defaults: dict[str, Any] | None = None) -> Text:
+    """Three lines: the run, the progress, the metrics (``live``: the runner's Progress)."""
+    text = Text()
+    text.append_text(safe_text(run_label(meta), style="bold"))
+    text.append_text(safe_text(f"  {meta.get('engine', '')} · {meta.get('model', '')} · "
+                               f"{settings_line(meta.get('settings', {}), defaults)}", style="dim"))
+    text.append("  ")
+    text.append(status, style="bold " + {"running": "cyan", "paused": "yellow", "finished": "green",
+                                         "cancelled": "yellow", "incomplete": "yellow"}.get(status, ""))
+    text.append("\n")
+    done = total - counts.get("pending", 0)
+    text.append_text(bar(done, total))
+    text.append(f" {done}/{total}")
+    if live is not None:
+        text.append(f"  {rate(live.rate)}  ETA {duration(live.eta)}  elapsed {duration(live.elapsed)}")
+    for key in ("correct", "wrong", "unparseable", "error"):
+        if counts.get(key):
+            text.append(f"  {key} {counts[key]}", style=STATUS_STYLE[key])
+    judged = sum(counts.get(k, 0) for k in ("correct", "wrong", "unparseable"))
+    text.append("\n")
+    text.append(f"accuracy {pct(counts.get('correct', 0) / judged if judged else None)}", style="bold")
+    for key, value in (metrics or {}).items():
+        if key == "accuracy":
+            continue
+        text.append_text(safe_text(f"  {key} {number(value)}"))
+    return text
+
+
+class RunHeader(Static):
+    DEFAULT_CSS = """
+    RunHeader { height: 3; padding: 0 1; background: $panel; text-wrap: nowrap; text-overflow: ellipsis; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", id=id, markup=False)

@@ -1,0 +1,105 @@
+"""Glyphs, colours, tag chips and number formats shared by the screens.
+
+Everything that shows text from a run builds ``rich.text.Text`` through
+``n2f_tui.render.safe_text``: model text is never parsed as markup.
+
+``FROZEN`` (set by the app in snapshot mode) replaces what changes from one run to the
+next (dates, rates, timings) with fixed placeholders so screenshots are stable.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any, Iterable
+
+from rich.text import Text
+
+from engines.core import Tag
+from n2f_tui.render import safe_text
+
+FROZEN = False
+
+GLYPH = {"correct": "✓", "wrong": "✗", "unparseable": "?", "error": "!", "pending": "·"}
+STATUS_STYLE = {"correct": "green", "wrong": "red", "unparseable": "magenta", "error": "yellow", "pending": "dim"}
+AUTO_CHIP = "black on #d7875f"
+MANUAL_CHIP = "black on #5fafd7"
+REMOVED_CHIP = "dim strike"
+
+
+def glyph(status: str) -> Text:
+    return Text(GLYPH.get(status, "?"), style=STATUS_STYLE.get(status, ""))
+
+
+def chip(code: str, style: str) -> Text:
+    return safe_text(f" {code} ", style=style)
+
+
+def chips(auto: Iterable[Tag], manual: dict[str, str] | None = None, removed: Iterable[Tag] = (),
+          reviewed: bool = False) -> Text:
+    """Tag chips: automatic (orange), added by a person (blue), removed (struck through)."""
+    out = Text()
+    for tag in auto:
+        out.append_text(chip(tag.code, AUTO_CHIP))
+        out.append(" ")
+    for code in (manual or {}):
+        out.append_text(chip(code, MANUAL_CHIP))
+        out.append(" ")
+    for tag in removed:
+        out.append_text(chip(tag.code, REMOVED_CHIP))
+        out.append(" ")
+    if reviewed:
+        out.append("✔reviewed", style="green")
+    out.rstrip()
+    return out
+
+
+def pct(value: Any) -> str:
+    return "-" if value is None else f"{100 * float(value):.1f}%"
+
+
+def number(value: Any) -> str:
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:.3g}" if abs(value) < 1000 else f"{value:.0f}"
+    return str(value)
+
+
+def rate(value: float) -> str:
+    return "– items/s" if FROZEN else f"{value:.0f} items/s"
+
+
+def duration(seconds: float | None) -> str:
+    if FROZEN:
+        return "–"
+    if seconds is None:
+        return "–"
+    seconds = int(seconds)
+    if seconds >= 3600:
+        return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+    if seconds >= 60:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds}s"
+
+
+def date(iso: str) -> str:
+    """A stored ISO time as local ``YYYY-MM-DD HH:MM``."""
+    if FROZEN:
+        return "····-··-·· ··:··"
+    try:
+        return dt.datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M")
+    except (TypeError, ValueError):
+        return str(iso or "-")
+
+
+def run_label(meta: dict[str, Any]) -> str:
+    """A run's name, or its id (the id carries a timestamp, hidden in snapshot mode)."""
+    if meta.get("name"):
+        return str(meta["name"])
+    return "run" if FROZEN else str(meta.get("id", "?"))
+
+
+def settings_line(settings: dict[str, Any], defaults: dict[str, Any] | None = None) -> str:
+    """Settings that differ from the defaults (all when defaults are unknown), as k=v."""
+    pairs = [f"{k}={v}" for k, v in settings.items() if defaults is None or defaults.get(k) != v]
+    return " ".join(pairs) or "defaults"

@@ -1,0 +1,74 @@
+"""Model output with escape sequences, Rich markup, huge lines or 10,000 lines: shown, harmless, bounded."""
+
+from __future__ import annotations
+
+import json
+
+from n2f_tui.app import N2FApp
+from n2f_tui.widgets.detail import DetailView
+from sessions import api
+from tui_support import make_run, screen_named, until
+
+HOSTILE = [
+    "\x1b[31mRED\x1b[0m\x1b[2J\x1b]0;title\x07 view_1 := f0 (all, attr_1, 2); result := view_1;",
+    "[bold]boldface[/] [red]redtext[/red] [/] [link=http://example.com]link[/link] [@click=app.quit]q[/]",
+    "view_1 := " + "x" * 200_000,
+    "\n".join(f"line {i} [b]not bold[/b]" for i in range(10_000)),
+    "\x00\x08\x0b\x0c\x7f\x9b31m control characters \r carriage",
+]
+
+
+def squash(text: str) -> str:
+    """Without whitespace: the pane wraps long lines wherever it must."""
+    return "".join(text.split())
+
+
+def segments_with(pane, needle: str):
+    return [seg for line in pane.lines for seg in line if needle in seg.text]
+
+
+async def test_hostile_outputs_are_shown_literally_and_do_not_break_the_layout(tmp_path):
+    _, _, items = api.build_items("dedc", [], 0)
+    replay = tmp_path / "hostile.jsonl"
+    replay.write_text("".join(json.dumps({"id": item.id, "output": text}) + "\n"
+                              for item, text in zip(items, HOSTILE)), encoding="utf-8")
+    await make_run("hostile", limit=len(HOSTILE), model=f"replay:{replay}")
+    app = N2FApp(run="hostile", frozen=True, demo=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await until(pilot, lambda: screen_named(app, "RunScreen"))
+        screen = app.screen
+        detail = screen.query_one(DetailView)
+        regions = {w.id: w.region for w in screen.query("#items, #detail-head, #col-prompt, #col-output, #col-views")}
+        output = screen.query_one("#col-output")
+        await until(pilot, lambda: detail.shown is not None)
+        # 1: escape sequences are shown as \x1b... and act on nothing
+        assert "\\x1b[31mRED\\x1b[0m\\x1b[2J\\x1b]0;title\\x07" in squash(output.plain)
+        assert "\x1b" not in detail.text()
+        # 2: Rich/Textual markup stays text: no bold, no colour, no link, no action
+        screen.action_cursor(1)
+        await pilot.pause()
+        assert squash("[bold]boldface[/] [red]redtext[/red] [/] [link=http://example.com]link[/link]") in squash(output.plain)
+        for needle in ("boldface", "redtext", "link]"):
+            for seg in segments_with(output, needle):
+                style = seg.style
+                assert not (style and (style.bold or style.link or style.meta))
+                assert not (style and style.color and style.color.name == "red")
+        # 3: a 200,000-character line is cut (and says so)
+        screen.action_cursor(1)
+        await pilot.pause()
+        assert "more characters" in output.plain.replace("\n", " ")
+        assert len(output.lines) < 2_000
+        # 4: 10,000 lines are cut to a few hundred (and say so)
+        screen.action_cursor(1)
+        await pilot.pause()
+        assert "more lines" in output.plain.replace("\n", " ") and len(output.lines) < 1_000
+        assert "[b]notbold[/b]" in squash(output.plain)
+        # 5: other control characters are visible, never raw
+        screen.action_cursor(1)
+        await pilot.pause()
+        assert "\\x00\\x08\\x0b\\x0c\\x7f\\x9b31m" in squash(output.plain) and "\\x0dcarriage" in squash(output.plain)
+        assert not any(c in detail.text() for c in "\x00\x08\x0b\x0c\x7f\x9b\r")
+        # the layout did not move, the list rows are one line each
+        assert {w.id: w.region for w in screen.query("#items, #detail-head, #col-prompt, #col-output, #col-views")} == regions
+        # the list shows every item on its own row
+        assert screen.vlist.count == len(HOSTILE) and screen.vlist.virtual_size.height == len(HOSTILE)

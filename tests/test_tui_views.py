@@ -1,0 +1,74 @@
+"""Compare two runs, the report with its charts, help and the command palette (points 6, 7, 8)."""
+
+from __future__ import annotations
+
+from n2f_tui.app import N2FApp
+from n2f_tui.screens.compare import CompareScreen
+from n2f_tui.screens.help import HelpScreen, key_rows
+from n2f_tui.screens.report import ReportScreen
+from n2f_tui.screens.run import RunScreen
+from tui_support import make_run, screen_named, until
+
+
+async def test_compare_two_runs_with_the_different_outcome_filter():
+    await make_run("simmed", limit=30)
+    await make_run("perfect", limit=30, model="oracle")
+    app = N2FApp(run="simmed", frozen=True, demo=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await until(pilot, lambda: screen_named(app, "RunScreen"))
+        await pilot.press("C")
+        await until(pilot, lambda: screen_named(app, "ChoiceDialog") and app.screen.query_one("OptionList").option_count)
+        app.screen.dismiss(app.screen.choices[0][0])
+        await until(pilot, lambda: isinstance(app.screen, CompareScreen) and app.screen.rows)
+        compare = app.screen
+        assert len(compare.rows) == 30 and len(compare.shown) == 30
+        wrong_in_a = sum(r.status_a != "correct" for r in compare.rows)
+        assert wrong_in_a > 0 and all(r.status_b == "correct" for r in compare.rows)
+        await pilot.press("d")
+        assert len(compare.shown) == wrong_in_a and all(r.different for r in compare.shown)
+        side_a = compare.query_one("#cmp-a").plain
+        side_b = compare.query_one("#cmp-b").plain
+        assert "A: simmed" in side_a and "B: perfect" in side_b and "Output" in side_b
+        assert compare.summary  # comparison_summary, shown in the header
+        compare.action_toggle_different()
+        assert len(compare.shown) == 30
+
+
+async def test_report_shows_the_engine_tables_and_charts():
+    await make_run("reported", limit=60)
+    app = N2FApp(run="reported", frozen=True, demo=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: screen_named(app, "RunScreen"))
+        await pilot.press("R")
+        await until(pilot, lambda: isinstance(app.screen, ReportScreen) and "accuracy" in app.screen.query_one("#report").plain)
+        text = app.screen.query_one("#report").plain
+        assert "Table 3" in text  # the paper's error-type table, as a table and as bars
+        assert "items by error type" in text and "█" in text
+        assert "accuracy % by graph_type" in text  # accuracy by complexity, as bars
+        assert "Accuracy by gap" in text
+        await pilot.press("escape")
+        await until(pilot, lambda: screen_named(app, "RunScreen"))
+
+
+async def test_help_lists_every_key_and_the_palette_offers_every_action():
+    await make_run("helped", limit=5)
+    app = N2FApp(run="helped", frozen=True, demo=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: screen_named(app, "RunScreen"))
+        run_screen = app.screen
+        rows = dict((description, keys) for keys, description in key_rows(run_screen))
+        for binding in RunScreen.BINDINGS:
+            assert binding.description in rows  # every key of the screen is listed
+        assert "q" in rows["Quit"] and "?" in rows["Help"]
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.press("escape")
+        await until(pilot, lambda: screen_named(app, "RunScreen"))
+        # the command palette: every binding of the screen is a command
+        commands = {c.title: c for c in app.get_system_commands(run_screen)}
+        for binding in RunScreen.BINDINGS:
+            assert binding.description in commands
+        assert "Quit" in commands
+        index = run_screen.current
+        commands["Next"].callback()
+        await until(pilot, lambda: run_screen.current == index + 1)

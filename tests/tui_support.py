@@ -1,0 +1,44 @@
+"""Helpers for the inspector's tests: runs made in the test's private N2F_HOME, waiting on the app."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any, Callable, Sequence
+
+from sessions import api
+
+
+async def make_run(name: str, limit: int | None = 40, model: str = "sim", settings: Sequence[str] = (),
+                   seed: int = 0, engine: str = "dedc") -> str:
+    """A finished run (deterministic for a given seed); returns its id."""
+    prepared = await api.prepare_run(engine, list(settings), model=model, seed=seed, limit=limit, concurrency=4,
+                                     name=name)
+    try:
+        await prepared.runner.run()
+    finally:
+        prepared.store.close()
+        await prepared.backend.aclose()
+    return prepared.store.id
+
+
+def make_run_sync(*args: Any, **kwargs: Any) -> str:
+    return asyncio.run(make_run(*args, **kwargs))
+
+
+async def until(pilot: Any, predicate: Callable[[], Any], timeout: float = 10.0) -> None:
+    """Let the app run until ``predicate()`` holds (exceptions count as not yet)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if predicate():
+                return
+        except Exception:
+            pass
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached in time")
+        await pilot.pause(0.02)
+
+
+def screen_named(app: Any, name: str) -> bool:
+    return type(app.screen).__name__ == name
