@@ -10,7 +10,7 @@ import importlib
 
 from engines.core import Engine, SettingsError
 
-ENGINE_NAMES = ("dedc",)
+ENGINE_NAMES = ("dedc", "logic", "robogrid")
 
 _loaded: dict[str, Engine] = {}
 

@@ -1,0 +1,489 @@
+"""Raw model text -> formula, or a parse error with line, column and context.
+
+The grammar (lark, LALR, built once per process) reads what models actually write:
+
+* negation ``¬ ~ ! not \\neg``; conjunction ``∧ & && ^ /\\ and \\land``; disjunction
+  ``∨ | || \\/ or \\lor`` and the letter ``v``; implication ``→ -> => ⇒ implies``;
+  biconditional ``↔ <-> <=> ⇔ iff``; quantifiers ``∀ ∃ forall exists`` (not ``all``, which
+  is too common in prose) with a variable list and an optional ``.`` or ``:``
+  (``∀x,y.``, ``(∃x)``); ``=``, ``≠``, ``!=``; round or square brackets; subscript digits
+  (``x₁``) read as digits. Words are case-insensitive and whole words only (``android``
+  is a name).
+* precedence, tightest first: ¬, ∧, ∨, →(right-assoc), ↔; a quantifier's body extends as
+  far right as possible (lark resolves that shift/reduce choice as shift, by design).
+* ``v`` is disjunction only where a name cannot stand: right after a complete operand
+  (``x1 v x2``). Everywhere else (``v``, ``∀v``, ``p(v)``, ``vx``) it is a name. lark's
+  contextual lexer gives exactly this: in a state expecting an operand the ``v``
+  terminal is not acceptable, so ``v`` lexes as a name.
+
+``read_formula`` finds the formula in a chatty reply: the whole reply, else the last
+fenced code block, inline code or math span, else the last line (or the longest part of a
+line) that parses as a formula. A stretch of prose counts only if it starts after prose
+(not inside a broken formula), is written with symbols or over vocabulary-like names
+(``I will not guess`` parses as ``¬guess`` but is prose) and is more than a lone word.
+Anything dropped is returned (``Reading.removed``) so that the tagger emits
+``format_violation``. A failure is reported at the position where the whole reply (or
+its last code block) stopped parsing.
+
+Successful parses are remembered by text (``remember``; the generator records its own
+formulas), so a reply identical to a formula already seen is not parsed again.
+
+Never raises on any input, and never recurses on the input: lark's LALR parser keeps an
+explicit stack and builds the AST bottom-up through an inline transformer; candidates
+longer than ``MAX_CHARS`` or nested deeper than ``MAX_DEPTH`` are refused before or right
+after parsing (everything downstream may then recurse safely).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Callable
+
+import lark
+from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+
+from engines.logic.formula import (
+    AND,
+    EXISTS,
+    FORALL,
+    IFF,
+    IMPLIES,
+    OR,
+    Arrow,
+    Atom,
+    Equal,
+    Formula,
+    Not,
+    Quant,
+    depth,
+    junction,
+    walk,
+)
+
+MAX_CHARS = 20_000  # a candidate formula longer than this is refused unparsed
+MEMO_CHARS = 5_000_000  # remembered parses, counted in characters of text, before forgetting all
+MAX_DEPTH = 100  # nesting (brackets, or AST levels) beyond which a formula is refused
+MAX_LINE = 1_000  # lines longer than this are not searched for an embedded formula
+MAX_LINES = 40  # lines searched, from the last
+MAX_STARTS = 60  # start positions tried per line
+
+GRAMMAR = r"""
+?start: formula
+?formula: iff
+?iff: imp | iff IFF imp
+?imp: disj | disj IMP imp
+?disj: conj | disj OR conj | disj OR_V conj
+?conj: unary | conj AND unary
+?unary: NOT unary -> neg
+      | QUANT vars _QSEP? formula -> quant
+      | "(" QUANT vars ")" unary -> quant
+      | NAME EQ NAME -> eq
+      | NAME NEQ NAME -> neq
+      | NAME -> prop
+      | NAME "(" [NAME ("," NAME)*] ")" -> pred
+      | "(" formula ")"
+      | "[" formula "]"
+vars: NAME ("," NAME)*
+_QSEP: "." | ":"
+NOT.2: /(?:not\b|¬|~|!(?!=)|\\neg\b|\\lnot\b)/i
+AND.2: /(?:and\b|∧|&&?|\/\\|\^|\\land\b|\\wedge\b)/i
+OR.2: /(?:or\b|∨|\|\|?|\\\/|\\lor\b|\\vee\b)/i
+OR_V.2: /v\b/
+IMP.2: /(?:->|→|=>|⇒|\\to\b|\\rightarrow\b|\\implies\b|implies\b)/i
+IFF.3: /(?:<->|↔|<=>|⇔|\\leftrightarrow\b|\\iff\b|iff\b)/i
+QUANT.2: /(?:forall\b|exists\b|∀|∃|\\forall\b|\\exists\b)/i
+EQ.2: /==?(?![=>])/
+NEQ.2: /!=|≠|\\neq\b/
+NAME: /[^\W\d]\w*/
+%ignore /\s+/
+"""
+
+_TERMINAL_TEXT = {
+    "NAME": "a name", "NOT": "¬", "AND": "∧", "OR": "∨", "OR_V": "v", "IMP": "→", "IFF": "↔",
+    "QUANT": "a quantifier", "EQ": "=", "NEQ": "≠", "LPAR": "(", "RPAR": ")", "LSQB": "[", "RSQB": "]",
+    "COMMA": ",", "_QSEP": "'.'", "$END": "the end of the formula",
+}
+_SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+_FORALL_WORDS = frozenset(("∀", "forall", "\\forall"))
+
+
+class _Build(lark.Transformer):
+    """Builds formula nodes while lark reduces (inline, so no recursion over the tree)."""
+
+    def neg(self, c):
+        return Not(c[1])
+
+    def quant(self, c):
+        kind = FORALL if str(c[0]).lower() in _FORALL_WORDS else EXISTS
+        body = c[2]
+        for var in reversed(c[1]):
+            body = Quant(kind, var, body)
+        return body
+
+    def vars(self, c):
+        return [str(t) for t in c]
+
+    def eq(self, c):
+        return Equal(str(c[0]), str(c[2]))
+
+    def neq(self, c):
+        return Not(Equal(str(c[0]), str(c[2])))
+
+    def prop(self, c):
+        return Atom(str(c[0]))
+
+    def pred(self, c):
+        return Atom(str(c[0]), tuple(str(t) for t in c[1:] if t is not None))
+
+    def conj(self, c):
+        return junction(AND, (c[0], c[2]))
+
+    def disj(self, c):
+        return junction(OR, (c[0], c[2]))
+
+    def imp(self, c):
+        return Arrow(IMPLIES, c[0], c[2])
+
+    def iff(self, c):
+        return Arrow(IFF, c[0], c[2])
+
+
+@lru_cache(maxsize=1)
+def _parser() -> lark.Lark:
+    return lark.Lark(GRAMMAR, parser="lalr", lexer="contextual", transformer=_Build())
+
+
+# ------------------------------------------------------------------------ results
+
+
+@dataclass(frozen=True)
+class ParseError:
+    message: str
+    line: int
+    column: int
+    context: str  # the offending line and a caret under the column
+
+    def describe(self) -> str:
+        return f"line {self.line}, column {self.column}: {self.message}"
+
+
+class FormulaSyntaxError(ValueError):
+    """A text that must be a formula (a gold answer) is not one."""
+
+    def __init__(self, error: ParseError):
+        super().__init__(error.describe())
+        self.error = error
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The formula found in a reply, what it was read from, and what had to be dropped."""
+
+    formula: Formula
+    source: str
+    removed: tuple[str, ...] = ()
+
+
+class _Failure(Exception):
+    """A parse failure at an offset of the text being parsed.
+
+    The message of a lark error is worked out only when asked for: naming the expected
+    tokens makes lark replay the parser, and the search through prose needs offsets only.
+    """
+
+    def __init__(self, message: str | Callable[[], str], offset: int):
+        super().__init__()
+        self._message = message
+        self.offset = offset
+
+    @property
+    def message(self) -> str:
+        if callable(self._message):
+            self._message = self._message()
+        return self._message
+
+
+# ------------------------------------------------------------------------ parsing
+
+
+_memo: dict[str, Formula] = {}
+_memo_chars = [0]
+
+
+def remember(text: str, formula: Formula) -> None:
+    """Record that ``text`` parses to ``formula`` (the generator knows; replies often repeat it)."""
+    if _memo_chars[0] + len(text) > MEMO_CHARS:
+        clear_memo()
+    _memo[text] = formula
+    _memo_chars[0] += len(text)
+
+
+def remembered(text: str) -> Formula | None:
+    """The formula recorded for ``text``, if any."""
+    return _memo.get(text)
+
+
+def clear_memo() -> None:
+    """Forget every remembered parse (also for tests that must exercise the parser itself)."""
+    _memo.clear()
+    _memo_chars[0] = 0
+
+
+def _strict(text: str) -> Formula:
+    """Parse exactly ``text`` (already subscript-normalised), remembering successes; raises _Failure."""
+    hit = _memo.get(text)
+    if hit is None:
+        hit = _parse_text(text)
+        remember(text, hit)
+    return hit
+
+
+def _parse_text(text: str) -> Formula:
+    """The lark parse of ``text`` within the size and nesting caps; raises _Failure."""
+    if len(text) > MAX_CHARS:
+        raise _Failure(f"formula too long: {len(text)} characters (limit {MAX_CHARS})", MAX_CHARS)
+    if text.count("(") + text.count("[") > MAX_DEPTH:  # else brackets cannot nest too deep
+        level = 0
+        for i, ch in enumerate(text):
+            if ch in "([":
+                level += 1
+                if level > MAX_DEPTH:
+                    raise _Failure(f"brackets nested deeper than {MAX_DEPTH} levels", i)
+            elif ch in ")]":
+                level -= 1
+    try:
+        formula = _parser().parse(text)
+    except UnexpectedInput as exc:
+        raise _Failure(lambda exc=exc: _describe(exc, text), _offset(exc, text)) from None
+    except (LarkError, RecursionError) as exc:  # pragma: no cover - defensive: lark internals
+        raise _Failure(f"cannot parse: {exc}", 0) from None
+    if depth(formula) > MAX_DEPTH:
+        raise _Failure(f"formula nested deeper than {MAX_DEPTH} levels", 0)
+    return formula
+
+
+def _offset(exc: UnexpectedInput, text: str) -> int:
+    pos = getattr(exc, "pos_in_stream", None)
+    if isinstance(exc, UnexpectedToken):
+        token = exc.token
+        if token.type == "$END":
+            return len(text.rstrip())
+        pos = token.start_pos
+    return pos if isinstance(pos, int) and 0 <= pos <= len(text) else len(text)
+
+
+def _describe(exc: UnexpectedInput, text: str) -> str:
+    if isinstance(exc, UnexpectedCharacters):
+        return f"unexpected character {text[exc.pos_in_stream]!r}"
+    if isinstance(exc, UnexpectedToken):
+        expected = sorted({_TERMINAL_TEXT.get(e, e) for e in (exc.accepts or exc.expected or ())})
+        if exc.token.type == "$END":
+            what = "the formula ends too early (an operand or ')' is missing)"
+        else:
+            what = f"unexpected {str(exc.token)!r}"
+        return what + (f"; expected {', '.join(expected[:8])}" if expected else "")
+    return "cannot parse the formula"  # pragma: no cover - lark has no other UnexpectedInput for LALR
+
+
+def parse_formula(text: str) -> Formula:
+    """A text that is exactly one formula (gold answers, tests); FormulaSyntaxError otherwise."""
+    text = text.translate(_SUBSCRIPTS)
+    try:
+        return _strict(text.strip())
+    except _Failure as fail:
+        lead = len(text) - len(text.lstrip())
+        raise FormulaSyntaxError(_error(text, fail.message, fail.offset + lead)) from None
+
+
+# --------------------------------------------------------------------- extraction
+
+_FENCE = re.compile(r"```[^\n`]*\n(.*?)(?:```|\Z)", re.DOTALL)
+_SPAN = re.compile(r"`([^`\n]+)`|\$\$(.+?)\$\$|\$([^$\n]+)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
+_BLOCKS_END = frozenset("¬~!∧∨&|^→↔⇒⇔∀∃=≠<>-/\\)]")  # a stretch ending right before these is a fragment
+_SYNTAX = re.compile(r"[¬~∧∨&|^→↔⇒⇔∀∃()\[\]]|->|=>|\\(?:neg|land|lor|wedge|vee|forall|exists)\b")
+_SYMBOLIC = re.compile(r"[¬~!∧∨&|^→↔⇒⇔∀∃=≠(\[]|->|\\[a-z]+")
+_START = re.compile(r"(?<![\w\\])[^\W\d]|[(\[¬~∀∃\\]|(?<!\w)!(?=\S)")  # "Sure! x1" is prose
+
+
+@dataclass(frozen=True)
+class _Span:
+    start: int
+    end: int
+
+
+def read_formula(reply: str, known: frozenset[str] = frozenset()) -> Reading | ParseError:
+    """The formula a reply gives, or where and why the reply is not a formula.
+
+    ``known`` (the vocabulary's names) decides what counts as a formula rather than a word:
+    ``Done.`` is prose, ``x1`` (a vocabulary symbol) and ``x4`` (symbol-like) are formulas.
+    """
+    if not isinstance(reply, str):
+        reply = "" if reply is None else str(reply)
+    text = reply.translate(_SUBSCRIPTS)
+    whole = _trim(text, 0, len(text))
+    if whole.start >= whole.end:
+        return _error(text, "the reply is empty", 0)
+    try:
+        formula = _strict(text[whole.start:whole.end])
+        if _answer_like(formula, known):
+            return _reading(text, formula, whole)
+        primary = _Failure("a single word, not a formula over the vocabulary", 0), whole.start
+    except _Failure as fail:
+        primary = fail, whole.start
+    blocks = [m for m in _FENCE.finditer(text) if m.group(1).strip()]
+    for m in reversed(blocks):
+        span = _trim(text, m.start(1), m.end(1))
+        try:
+            return _reading(text, _strict(text[span.start:span.end]), span)
+        except _Failure as fail:
+            if m is blocks[-1]:
+                primary = fail, span.start
+    search = _Search(text, known)
+    for m in reversed(list(_SPAN.finditer(text))):
+        group = next(g for g in range(1, 6) if m.group(g) is not None)
+        span = _trim(text, m.start(group), m.end(group))
+        found, _ = search.attempt(span)
+        if found is not None:
+            return _reading(text, found, span)
+    found_line = search.in_lines()
+    if found_line is not None:
+        return found_line
+    fail, base = primary
+    return _error(text, fail.message, base + fail.offset)
+
+
+class _Search:
+    """Formula-like stretches of a text, within a budget of characters handed to the parser."""
+
+    def __init__(self, text: str, known: frozenset[str], budget: int = 5 * MAX_CHARS):
+        self.text = text
+        self.known = known
+        self.budget = budget
+
+    def attempt(self, span: _Span) -> tuple[Formula | None, int]:
+        """(the formula at ``span`` if it is recognisably an answer, offset where parsing broke).
+
+        The budget is charged per character parsed.
+        """
+        if span.start >= span.end or self.budget <= 0:
+            return None, 0
+        self.budget -= span.end - span.start
+        stretch = self.text[span.start:span.end]
+        try:
+            formula = _strict(stretch)
+        except _Failure as fail:
+            return None, fail.offset
+        return (formula, 0) if _stretch_like(formula, stretch, self.known) else (None, 0)
+
+    def in_lines(self) -> Reading | None:
+        """The last line holding a formula-like stretch; the longest stretch of that line.
+
+        From each plausible start, the rest of the line is parsed; where that breaks, the
+        part before the break is tried (``x1 ∧ x2 is the answer`` -> ``x1 ∧ x2``).
+        """
+        text = self.text
+        offsets = [0] + [m.end() for m in re.finditer("\n", text)]
+        tried = 0
+        for start in reversed(offsets):
+            end = text.find("\n", start)
+            end = len(text) if end < 0 else end
+            if end - start > MAX_LINE or not text[start:end].strip():
+                continue
+            tried += 1
+            if tried > MAX_LINES or self.budget <= 0:
+                return None
+            starts = [m.start() for m in _START.finditer(text, start, end) if _prose_before(text, start, m.start())]
+            for first in starts[:MAX_STARTS]:
+                span = _trim(text, first, end)
+                found, broke = self.attempt(span)
+                if found is None and broke > 0 and _free_after(text, span.start + broke):
+                    span = _trim(text, span.start, span.start + broke)
+                    found, _ = self.attempt(span)
+                if found is not None:
+                    return _reading(text, found, span)
+        return None
+
+
+def _answer_like(formula: Formula, known: frozenset[str]) -> bool:
+    """Recognisably a formula: anything but a lone ordinary word (``Done``, ``Yes``).
+
+    A lone atom counts when it names a vocabulary symbol or looks like a symbol (a digit
+    or an underscore in it: ``x4``, ``p_1``), so a hallucinated variable is still read.
+    """
+    if not isinstance(formula, Atom) or formula.args:
+        return True
+    return _symbol_like(formula.name, known)
+
+
+def _symbol_like(name: str, known: frozenset[str]) -> bool:
+    return name in known or any(ch.isdigit() or ch == "_" for ch in name)
+
+
+def _stretch_like(formula: Formula, stretch: str, known: frozenset[str]) -> bool:
+    """A stretch of prose that is a formula: written with symbols, or over the vocabulary.
+
+    ``I will not guess`` parses (``¬guess``) but is prose: word operators count only when
+    every atom is a vocabulary symbol or looks like one (``x1 and not x2``).
+    """
+    if not _answer_like(formula, known):
+        return False
+    if _SYMBOLIC.search(stretch):
+        return True
+    return all(_symbol_like(n.name, known) for n in walk(formula) if isinstance(n, Atom))
+
+
+def _prose_before(text: str, line_start: int, offset: int) -> bool:
+    """A stretch may start only after prose: ``(((x1`` or ``∀x1 ∀x2 (..`` are broken formulas."""
+    return not _SYNTAX.search(text, line_start, offset)
+
+
+def _free_after(text: str, offset: int) -> bool:
+    """A stretch may end only before prose, not at an operator or bracket (``x1 ∧ x2 )``)."""
+    i = offset
+    while i < len(text) and text[i] in " \t":
+        i += 1
+    return i >= len(text) or text[i] not in _BLOCKS_END
+
+
+def _trim(text: str, start: int, end: int) -> _Span:
+    """Strip whitespace, a sentence's final period and markdown emphasis around a span."""
+    while True:
+        before = (start, end)
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        if end > start and text[end - 1] == "." and not text[start:end - 1].rstrip().endswith("."):
+            end -= 1
+        while end - start >= 2 and text[start] == "*" and text[end - 1] == "*":
+            start, end = start + 1, end - 1
+        if (start, end) == before:
+            return _Span(start, end)
+
+
+def _reading(text: str, formula: Formula, span: _Span) -> Reading:
+    removed = tuple(p for p in (_short(text[:span.start].strip()), _short(text[span.end:].strip())) if p)
+    if removed == (".",):
+        removed = ()
+    return Reading(formula, text[span.start:span.end], removed)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _error(text: str, message: str, offset: int) -> ParseError:
+    offset = max(0, min(offset, len(text)))
+    line = text.count("\n", 0, offset) + 1
+    line_start = text.rfind("\n", 0, offset) + 1
+    column = offset - line_start + 1
+    line_end = text.find("\n", offset)
+    shown = text[line_start:] if line_end < 0 else text[line_start:line_end]
+    caret = column
+    if len(shown) > 120:  # keep the caret visible on long lines
+        lo = max(0, column - 60)
+        shown, caret = shown[lo:lo + 120], column - lo
+    return ParseError(message, line, column, f"{shown}\n{' ' * (caret - 1)}^")
