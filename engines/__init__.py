@@ -10,7 +10,7 @@ import importlib
 
 from engines.core import Engine, SettingsError
 
-ENGINE_NAMES = ("dedc", "logic", "robogrid")
+ENGINE_NAMES = ("dedc", "logic", "robogrid", "rgp")
 
 _loaded: dict[str, Engine] = {}
 

@@ -28,6 +28,7 @@ from sessions.errors import InputError
 from sessions.models import make_backend, parse_model_spec
 from sessions.runner import Runner
 from sessions.store import RunStore
+from sessions.tools import tools_meta
 
 DEFAULT_SEED = 0
 
@@ -101,7 +102,7 @@ async def prepare_run(
         templates=chosen,
         concurrency=concurrency,
         name=name,
-        extra={"versions": package_versions()},
+        extra={"versions": package_versions(), **tools_meta(getattr(engine, "tools", ()))},
     )
     store.acquire()
     runner = Runner(store, engine, settings, backend, concurrency=concurrency, templates=chosen)

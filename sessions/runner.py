@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from engines.core import Engine, Item, Verdict
-from sessions.backends.base import Backend, BackendError, CallRequest
+from sessions.backends.base import Backend, BackendError, CallRequest, Completion
 from sessions.store import FLUSH_SECONDS, RunStore, now_iso
+from sessions.tools import run_tool
 
 
 @dataclass
@@ -103,14 +104,20 @@ class StepTrace:
 async def run_steps(
     engine: Engine, item: Item, settings: Any, backend: Backend, templates: Mapping[str, str] | None, attempt: int
 ) -> StepTrace:
-    """Ask the engine for steps and the backend for their outputs until the item is done."""
+    """Ask the engine for steps until the item is done: model steps go to the backend, tool steps to
+    ``sessions.tools`` (the backend never sees them); either output is appended alike."""
     trace = StepTrace()
     try:
         while (step := engine.next_step(item, settings, trace.outputs, templates)) is not None:
             trace.prompts.append({"step": step.name, "messages": [m.to_json() for m in step.messages]})
-            request = CallRequest(item=item, step=step, step_index=len(trace.outputs), outputs=tuple(trace.outputs),
-                                  attempt=attempt)
-            completion = await backend.complete(request)
+            if step.kind == "tool":
+                started = time.monotonic()
+                text = await run_tool(step.tool, step.payload)
+                completion = Completion(text=text, latency=time.monotonic() - started)
+            else:
+                request = CallRequest(item=item, step=step, step_index=len(trace.outputs),
+                                      outputs=tuple(trace.outputs), attempt=attempt)
+                completion = await backend.complete(request)
             trace.outputs.append(completion.text)
             trace.steps.append({
                 "name": step.name,

@@ -1,0 +1,62 @@
+"""From the model's reply to the program (released ``program_extract.py``), and its syntax.
+
+Extraction, as the authors do it (after removing zero-width spaces): the last
+```` ```python ... ``` ```` block; failing that, the last ``Begin Code`` + dashes block;
+failing that, the last text between two runs of at least six dashes. No match (or only
+whitespace) means no program. The block's text is taken as is.
+
+The syntax check only parses (``ast``); nothing here ever runs the program.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+PATTERNS = (
+    ("python code block", re.compile(r"```python(.*?)```", re.DOTALL)),
+    ("Begin Code block", re.compile(r"Begin Code\n-{6,}(.*?)-{6,}", re.DOTALL)),
+    ("dashed block", re.compile(r"-{6,}(.*?)-{6,}", re.DOTALL)),
+)
+
+
+@dataclass(frozen=True)
+class Extraction:
+    program: str  # "" when nothing could be extracted
+    source: str  # which pattern matched, or "" for none
+
+
+@dataclass(frozen=True)
+class SyntaxProblem:
+    line: int
+    column: int
+    message: str
+    context: str  # the offending line with a caret under the column
+
+    def describe(self) -> str:
+        return f"line {self.line}, column {self.column}: {self.message}"
+
+
+def extract_program(reply: str) -> Extraction:
+    text = reply.replace("\u200b", "")
+    for name, pattern in PATTERNS:
+        found = pattern.findall(text)
+        if found:
+            program = found[-1]
+            return Extraction(program, name) if program.strip() else Extraction("", name)
+    return Extraction("", "")
+
+
+def syntax_problem(program: str) -> SyntaxProblem | None:
+    """Where the program fails to parse as Python, or None when it parses."""
+    try:
+        ast.parse(program)
+    except SyntaxError as exc:
+        line, column = exc.lineno or 0, exc.offset or 0
+        source = program.splitlines()[line - 1] if 0 < line <= len(program.splitlines()) else (exc.text or "")
+        caret = " " * max(column - 1, 0) + "^"
+        return SyntaxProblem(line, column, exc.msg or "invalid syntax", f"{source.rstrip()}\n{caret}")
+    except (ValueError, RecursionError, MemoryError) as exc:  # null bytes, absurd nesting
+        return SyntaxProblem(0, 0, f"cannot be parsed: {type(exc).__name__}: {exc}", "")
+    return None

@@ -1,0 +1,404 @@
+"""The Python sandbox: hostile programs are contained, tagged, and the harness carries on.
+
+Every hostile program here runs only inside the sandbox, under its limits. The fork
+bomb runs unbounded only where each run has its own unprivileged uid (RLIMIT_NPROC is
+enforced, and is 1); elsewhere a bounded variant checks the process-group kill.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from engines import get_engine
+from engines.rgp.generate import build_items
+from engines.rgp.settings import RgpSettings
+from sessions.sandbox import Limits, RunResult, Sandbox, SandboxError, shared_sandbox
+from sessions.tools import python_sandbox
+
+HOME = os.path.expanduser("~")
+GRID_PROGRAM = "s = input().split()\nprint('\\n'.join('**..' if c in 'ACEG' else '..**' for c in s))\n"
+
+
+@pytest.fixture(scope="module")
+def sandbox():
+    box = Sandbox()
+    yield box
+    box.close()
+
+
+def run(sandbox: Sandbox, program: str, stdin: str = "A C E G", timeout: float = 2.0) -> RunResult:
+    return sandbox.run_sync(program, stdin, Limits(timeout_s=timeout))
+
+
+def sandbox_uid_processes(sandbox: Sandbox) -> list[int]:
+    base = sandbox.details["uid_base"]
+    if not base:
+        return []
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                uid = os.stat(f"/proc/{name}").st_uid
+            except OSError:
+                continue
+            if base <= uid < base + sandbox.details["slots"]:
+                found.append(int(name))
+    return found
+
+
+def assert_harness_fine(sandbox: Sandbox) -> None:
+    result = run(sandbox, GRID_PROGRAM)
+    assert result.exit_code == 0 and result.stdout == "**..\n**..\n**..\n**..\n"
+    assert sandbox_uid_processes(sandbox) == []
+
+
+# ------------------------------------------------------------- basic contract
+
+
+def test_runs_a_program_on_stdin(sandbox):
+    result = run(sandbox, GRID_PROGRAM, "A D E H")
+    assert result == RunResult(stdout="**..\n..**\n**..\n..**\n", stderr="", exit_code=0, wall_s=result.wall_s)
+    assert 0 < result.wall_s < 2
+
+
+def test_isolation_level_is_detected_and_in_force(sandbox):
+    details = sandbox.details
+    level = details["level"]
+    assert level == sandbox.isolation and level.startswith("rlimits")
+    probe = run(sandbox, "import os, socket\nprint(os.getuid())\nprint([n for _, n in socket.if_nameindex()])\n")
+    uid_line, interfaces = probe.stdout.splitlines()
+    if details["uid_base"]:
+        assert "unprivileged-uid" in level
+        assert int(uid_line) >= details["uid_base"] and int(uid_line) != 0
+    else:
+        assert int(uid_line) == os.getuid() or details["userns"]
+    if details["netns"]:
+        assert "netns" in level and interfaces in ("[]", "['lo']")
+    if not details["netns"] and not details["uid_base"] and not details["userns"]:
+        assert level == "rlimits only (no user/network isolation available)"
+
+
+def test_rlimits_only_is_said_plainly():
+    from sessions.sandbox_server import Isolation
+
+    iso = object.__new__(Isolation)
+    iso.userns = iso.netns = iso.mntns = False
+    iso.uid_base = 0
+    assert iso.level == "rlimits only (no user/network isolation available)"
+    iso.netns, iso.mntns, iso.uid_base = True, True, 2_000_000_000
+    assert iso.level == "rlimits+netns+private-tmpfs+unprivileged-uid"
+    iso.netns, iso.userns, iso.uid_base = True, True, 0
+    assert iso.level == "rlimits+userns+netns+private-tmpfs (same uid as the harness)"
+
+
+def test_concurrent_servers_never_share_a_uid(sandbox):
+    if not sandbox.details["uid_base"]:
+        pytest.skip("no uid per run here")
+    other = Sandbox()
+    try:
+        a, b = sandbox.details["uid_base"], other.details["uid_base"]
+        assert abs(a - b) >= sandbox.details["slots"]
+    finally:
+        other.close()
+
+
+def test_minimal_environment_and_no_api_key(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-for-the-test")
+    box = Sandbox()  # started after the key is in this process's environment
+    try:
+        program = ("import os\nprint(sorted(os.environ))\n"
+                   f"try:\n    print(open('/proc/{os.getpid()}/environ', 'rb').read())\n"
+                   "except OSError as exc:\n    print('denied', type(exc).__name__)\n")
+        result = run(box, program)
+        assert "sk-secret-for-the-test" not in result.stdout + result.stderr
+        assert "OPENAI_API_KEY" not in result.stdout
+        names = eval(result.stdout.splitlines()[0])  # noqa: S307 - our own program's output
+        assert set(names) <= {"PATH", "LANG", "HOME", "TMPDIR", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                              "MKL_NUM_THREADS"}
+    finally:
+        box.close()
+
+
+def test_only_stdio_descriptors_are_open(sandbox):
+    result = run(sandbox, "import os\nprint(sorted(int(f) for f in os.listdir('/proc/self/fd')))\n")
+    assert result.stdout.strip() in ("[0, 1, 2]", "[0, 1, 2, 3]")  # 3: the listdir's own descriptor
+
+
+def test_python_isolated_mode_and_imports_work(sandbox):
+    result = run(sandbox, "import sys, json, itertools, re, collections, encodings.idna\n"
+                          "print(sys.flags.isolated, sys.argv, __name__)\n")
+    assert result.exit_code == 0 and result.stdout.strip() == "1 ['main.py'] __main__"
+
+
+def test_the_sixteen_inputs_run_concurrently_and_fast(sandbox):
+    inputs = [" ".join(chr(65 + 2 * i + ((b >> (3 - i)) & 1)) for i in range(4)) for b in range(16)]
+    async def batch() -> float:
+        start = time.perf_counter()
+        results = await sandbox.run_all(GRID_PROGRAM, inputs, Limits())
+        assert all(r.exit_code == 0 for r in results)
+        return time.perf_counter() - start
+
+    async def measure() -> list[float]:
+        return [await batch() for _ in range(7)]
+
+    times = asyncio.run(measure())
+    assert statistics.median(times) < 1.0  # the budget (100 ms) is measured by benchmarks/rgp_run.py
+
+
+async def test_a_cancelled_caller_does_not_break_the_client(sandbox):
+    with pytest.raises(asyncio.TimeoutError):
+        await asyncio.wait_for(sandbox.run_all("import time\ntime.sleep(0.5)\n", ["x", "y"], Limits()), 0.1)
+    await asyncio.sleep(0.8)  # the runs end in the server; their replies find nobody waiting
+    assert_harness_fine(sandbox)
+
+
+def test_a_dead_server_is_restarted(sandbox):
+    sandbox._server.process.kill()
+    sandbox._server.process.wait()
+    time.sleep(0.1)
+    assert_harness_fine(sandbox)
+
+
+# ----------------------------------------------------------- hostile programs
+
+
+def test_infinite_loop_is_killed_at_the_wall_limit(sandbox):
+    start = time.perf_counter()
+    result = run(sandbox, "while True:\n    pass\n", timeout=1.0)
+    assert result.timed_out and result.killed_by == "timeout" and result.signal == "SIGKILL"
+    assert 0.9 < time.perf_counter() - start < 4
+    assert_harness_fine(sandbox)
+
+
+def test_10_gb_allocation_fails_inside(sandbox):
+    result = run(sandbox, "x = bytearray(10 * 1024 ** 3)\nprint('allocated')\n")
+    assert result.exit_code == 1 and "MemoryError" in result.stderr and "allocated" not in result.stdout
+    assert_harness_fine(sandbox)
+
+
+def test_fork_bomb_is_stopped(sandbox):
+    if sandbox.details["uid_base"]:
+        result = run(sandbox, "import os\nwhile True:\n    os.fork()\n", timeout=2.0)
+        assert result.exit_code == 1 and "BlockingIOError" in result.stderr  # RLIMIT_NPROC = 1 for its uid
+        stubborn = run(sandbox, "import os\nwhile True:\n    try:\n        os.fork()\n        os.setsid()\n"
+                                "    except OSError:\n        pass\n", timeout=1.0)
+        assert stubborn.timed_out
+    else:  # no uid of its own: RLIMIT_NPROC may not bind (root); check the group kill on a bounded bomb
+        result = run(sandbox, "import os, time\nfor _ in range(4):\n    if os.fork() == 0:\n        time.sleep(60)\n"
+                              "time.sleep(60)\n", timeout=1.0)
+        assert result.timed_out
+    assert_harness_fine(sandbox)
+
+
+def test_with_more_processes_allowed_everything_of_the_uid_dies_with_the_run(sandbox):
+    if not sandbox.details["uid_base"]:
+        pytest.skip("no uid per run here")
+    daemon = "import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(60)\nprint('parent done')\n"
+    result = sandbox.run_sync(daemon, "", Limits(processes=4))
+    assert result.stdout == "parent done\n" and result.wall_s < 2  # the daemon held stdout until it was killed
+    bomb = "import os\nwhile True:\n    try:\n        os.fork()\n        os.setsid()\n    except OSError:\n        pass\n"
+    result = sandbox.run_sync(bomb, "", Limits(processes=4, timeout_s=1))
+    assert result.timed_out
+    time.sleep(0.2)
+    assert sandbox_uid_processes(sandbox) == []
+
+
+def test_writing_into_the_home_directory_is_refused(sandbox, n2f_home):
+    targets = [Path(HOME) / "n2f-sandbox-pwned", Path(n2f_home) / "pwned"]
+    program = "".join(f"try:\n    open({str(t)!r}, 'w').write('x')\n    print('wrote')\n"
+                      f"except OSError as exc:\n    print(type(exc).__name__)\n" for t in targets)
+    result = run(sandbox, program)
+    assert "wrote" not in result.stdout
+    assert not any(t.exists() for t in targets)
+    assert_harness_fine(sandbox)
+
+
+def test_reading_other_files_is_refused(sandbox, tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("top secret 42")
+    secret.chmod(0o600)
+    program = (f"for path in ({str(secret)!r}, '/root/.bash_history', '/etc/shadow'):\n"
+               "    try:\n        print(open(path).read())\n    except OSError as exc:\n"
+               "        print(type(exc).__name__)\n")
+    result = run(sandbox, program)
+    assert "top secret 42" not in result.stdout and "root:" not in result.stdout
+    assert_harness_fine(sandbox)
+
+
+def test_network_connections_fail(sandbox):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    listener.settimeout(0.5)
+    port = listener.getsockname()[1]
+    try:
+        program = ("import socket\n"
+                   f"for address in (('127.0.0.1', {port}), ('1.1.1.1', 53), ('93.184.216.34', 80)):\n"
+                   "    try:\n        socket.create_connection(address, timeout=1).send(b'hi')\n"
+                   "        print('connected', address)\n    except OSError as exc:\n        print(type(exc).__name__)\n")
+        result = run(sandbox, program, timeout=4)
+        if sandbox.details["netns"]:
+            assert "connected" not in result.stdout
+            with pytest.raises(OSError):
+                listener.accept()
+    finally:
+        listener.close()
+    assert_harness_fine(sandbox)
+
+
+def test_os_system_runs_nothing_harmful(sandbox):
+    target = Path(HOME) / "n2f-sandbox-system"
+    result = run(sandbox, f"import os\nprint(os.system('touch {target}; id -u'))\n")
+    assert not target.exists()
+    if sandbox.details["uid_base"]:
+        assert "0\n" not in result.stdout.splitlines()[0:1]
+    assert_harness_fine(sandbox)
+
+
+def test_printing_a_gigabyte_is_cut_off(sandbox):
+    start = time.perf_counter()
+    result = run(sandbox, "import sys\nchunk = 'x' * (1 << 20)\nfor _ in range(1024):\n    sys.stdout.write(chunk)\n")
+    assert result.killed_by == "output_limit" and len(result.stdout) <= Limits().output_bytes
+    assert time.perf_counter() - start < 2
+    assert_harness_fine(sandbox)
+
+
+def test_deep_recursion(sandbox):
+    plain = run(sandbox, "def f(n):\n    return f(n + 1)\nf(0)\n")
+    assert plain.exit_code == 1 and "RecursionError" in plain.stderr
+    unbounded = run(sandbox, "import sys\nsys.setrecursionlimit(10 ** 8)\ndef f(n):\n    return f(n + 1)\nf(0)\n",
+                    timeout=2.0)
+    assert unbounded.exit_code != 0  # MemoryError, a crash by signal, or the timeout: contained either way
+    assert_harness_fine(sandbox)
+
+
+@pytest.mark.parametrize("program,status,stderr", [
+    ("import sys\nsys.exit(-1)\n", 255, ""),
+    ("import sys\nsys.exit(256)\n", 0, ""),
+    ("import sys\nsys.exit(3)\n", 3, ""),
+    ("import sys\nsys.exit('goodbye')\n", 1, "goodbye"),
+    ("import os\nos._exit(77)\n", 77, ""),
+    ("raise SystemExit(True)\n", 1, ""),
+])
+def test_sys_exit_with_odd_codes(sandbox, program, status, stderr):
+    result = run(sandbox, program)
+    assert result.exit_code == status and stderr in result.stderr
+
+
+def test_scratch_space_is_private_and_temporary(sandbox):
+    first = run(sandbox, "open('note.txt', 'w').write('x')\nimport os\nprint(os.getcwd(), os.listdir('.'))\n")
+    assert "note.txt" in first.stdout
+    second = run(sandbox, "import os\nprint(os.listdir('.'))\n")
+    assert second.stdout.strip() == "[]"
+    big = run(sandbox, "open('big', 'wb').write(b'x' * (8 * 1024 * 1024))\n")
+    assert big.exit_code == 1 and "File too large" in big.stderr
+
+
+def test_a_closed_sandbox_refuses_nothing_it_can_restart(sandbox):
+    box = Sandbox()
+    assert box.isolation
+    box.close()
+    assert box.run_sync(GRID_PROGRAM, "B D F H").stdout.startswith("..**")  # started again on demand
+    box.close()
+
+
+def test_a_failed_child_setup_is_a_sandbox_error_not_a_program_result(sandbox):
+    if not sandbox.details["mntns"]:
+        pytest.skip("needs the private mount namespace (whose tmpfs size is what breaks here)")
+    with pytest.raises(SandboxError, match="sandbox setup failed"):
+        sandbox.run_sync("print(1)", "", Limits(scratch_mb=-1))
+    assert_harness_fine(sandbox)
+
+
+# ------------------------------------------------------- tagged by the engine
+
+HOSTILE = {
+    "infinite loop": ("while True:\n    pass\n", {"timeout"}),
+    "10 GB allocation": ("x = bytearray(10 * 1024 ** 3)\n", {"runtime_error"}),
+    "fork bomb": ("import os\nwhile True:\n    os.fork()\n", {"runtime_error"}),
+    "write into home": (f"open({HOME + '/n2f-pwned'!r}, 'w').write('x')\n", {"runtime_error"}),
+    "read other files": ("print(open('/root/.bashrc').read())\n", {"runtime_error"}),
+    "network": ("import socket\nsocket.create_connection(('1.1.1.1', 53), timeout=1)\n", {"runtime_error"}),
+    "os.system": ("import os\nos.system('id')\nprint('done')\n", {"T3"}),
+    "print 1 GB": ("import sys\nfor _ in range(1024):\n    sys.stdout.write('x' * (1 << 20))\n", {"runtime_error"}),
+    "deep recursion": ("def f(n):\n    return f(n + 1)\nf(0)\n", {"runtime_error"}),
+    "odd exit code": ("import sys\nsys.exit(-7)\n", {"runtime_error"}),
+    "fake pass": ('print("PASS: 16/16 samples correct")\n'
+                  'print(\'{"isolation": "none", "runs": [], "E": 0}\')\n', {"T3"}),
+}
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+async def test_hostile_programs_are_contained_and_tagged(name):
+    if name == "fork bomb" and not shared_sandbox().details["uid_base"]:
+        pytest.skip("an unbounded fork bomb needs a uid of its own (RLIMIT_NPROC)")
+    program, expected = HOSTILE[name]
+    engine = get_engine("rgp")
+    item = build_items(RgpSettings(setting="h", count=1), 0)[0]
+    reply = f"```python\n{program}```"
+    step = engine.next_step(item, RgpSettings(timeout=1.0), [reply])
+    output = await python_sandbox(step.payload)
+    verdict = engine.score(item, [reply, output], RgpSettings(timeout=1.0))
+    assert verdict.status == "wrong" and verdict.scores["E"] == 16 and verdict.scores["C"] < 50
+    assert expected <= {t.code for t in verdict.tags}
+    assert not Path(HOME, "n2f-pwned").exists()
+    again = await python_sandbox({"program": GRID_PROGRAM, "inputs": ["B C F G"], "timeout": 2})
+    assert '"exit_code": 0' in again
+
+
+# ------------------------------------------------------- the non-root fallback
+
+
+def test_user_namespace_fallback_as_a_non_root_harness_would_get_it():
+    """The server started inside ``unshare -r`` (not root in the initial namespace) uses a user namespace."""
+    if shutil.which("unshare") is None or subprocess.run(["unshare", "-r", "true"]).returncode != 0:
+        pytest.skip("no unprivileged user namespaces here")
+    server = Path(__file__).resolve().parents[1] / "sessions" / "sandbox_server.py"
+    netns = str(os.stat("/proc/self/ns/net").st_ino)
+    proc = subprocess.Popen(["unshare", "-r", sys.executable, "-I", str(server), netns, "3"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env={"PATH": "/usr/bin:/bin"},
+                            start_new_session=True)
+    try:
+        hello = json.loads(proc.stdout.readline())["hello"]
+        assert hello["userns"] and not hello["uid_base"]
+        assert hello["level"].endswith("(same uid as the harness)")
+        limits = Limits(timeout_s=2).to_json()
+        daemon = "import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(60)\nprint('parent done')\n"
+        for n, program in enumerate((GRID_PROGRAM, daemon, "import socket\nsocket.create_connection(('1.1.1.1', 53))\n")):
+            proc.stdin.write((json.dumps({"op": "run", "id": n, "program": program, "stdin": "A C E G",
+                                          "limits": limits}) + "\n").encode())
+        proc.stdin.flush()
+        replies = {r["id"]: r for r in (json.loads(proc.stdout.readline()) for _ in range(3))}
+        assert replies[0]["stdout"] == "**..\n**..\n**..\n**..\n"
+        assert replies[1]["stdout"] == "parent done\n"
+        assert replies[2]["exit_code"] == 1 and "OSError" in replies[2]["stderr"]
+        time.sleep(0.3)
+        assert server_processes(server, netns) == [proc.pid]  # the daemon (a fork of the server) is gone
+    finally:
+        proc.stdin.close()
+        assert proc.wait(timeout=10) == 0
+    assert server_processes(server, netns) == []
+
+
+def server_processes(server: Path, netns: str) -> list[int]:
+    """Processes whose command line is that server's, with 3 slots (its forks keep it: there is no exec)."""
+    found = []
+    for name in os.listdir("/proc"):
+        try:
+            argv = Path(f"/proc/{name}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if argv[-4:-1] == [str(server).encode(), netns.encode(), b"3"]:
+            found.append(int(name))
+    return found
