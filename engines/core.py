@@ -334,6 +334,7 @@ class Engine(Protocol):
     title: str
     settings_type: type
     main_score: str  # the per-item score that sums up a verdict (compare, sort): dedc "correct", compost "f1"
+    tools: tuple[str, ...]  # names of the sessions tools its tool steps use (rgp "python_sandbox"); () if none
 
     def items(self, settings: Any, seed: int) -> list[Item]:
         """Build (or load) the items for these settings."""

@@ -102,7 +102,7 @@ async def prepare_run(
         templates=chosen,
         concurrency=concurrency,
         name=name,
-        extra={"versions": package_versions(), **tools_meta(getattr(engine, "tools", ()))},
+        extra={"versions": package_versions(), **tools_meta(engine.tools)},
     )
     store.acquire()
     runner = Runner(store, engine, settings, backend, concurrency=concurrency, templates=chosen)

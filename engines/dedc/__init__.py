@@ -19,6 +19,7 @@ class DedcEngine:
     title = "DEDC: decomposition and composition in natural-to-formal conversion"
     settings_type = DedcSettings
     main_score = "correct"
+    tools: tuple[str, ...] = ()
 
     def items(self, settings: DedcSettings, seed: int) -> list[Item]:
         from engines.dedc import generate  # lazily: generation is its own module

@@ -21,6 +21,8 @@ class LogicEngine:
     name = "logic"
     title = "Round-trip logic: formula -> description -> formula, equivalence by Z3"
     settings_type = LogicSettings
+    main_score = "equivalent"
+    tools: tuple[str, ...] = ()
 
     def items(self, settings: LogicSettings, seed: int) -> list[Item]:
         from engines.logic.generate import build_items

@@ -21,6 +21,7 @@ class RobogridEngine:
     title = "RoboGrid: diagnosing context-free grammar interpretation in LLMs"
     settings_type = RobogridSettings
     main_score = "svr"  # the one score every task defines; status carries each task's top criterion
+    tools: tuple[str, ...] = ()
 
     def items(self, settings: RobogridSettings, seed: int) -> list[Item]:
         from engines.robogrid import generate
