@@ -10,7 +10,7 @@ import importlib
 
 from engines.core import Engine, SettingsError
 
-ENGINE_NAMES = ("dedc", "logic", "robogrid", "rgp")
+ENGINE_NAMES = ("dedc", "logic", "robogrid", "rgp", "compost")
 
 _loaded: dict[str, Engine] = {}
 

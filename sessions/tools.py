@@ -15,6 +15,7 @@ from typing import Any, Awaitable, Callable, Iterable, Mapping
 from sessions.backends.base import BackendError
 from sessions.errors import RuntimeFailure
 from sessions.sandbox import Limits, SandboxError, shared_sandbox
+from sessions.sparql import SPARQL, sparql
 
 Tool = Callable[[Mapping[str, Any]], Awaitable[str]]
 
@@ -59,7 +60,7 @@ async def python_sandbox(payload: Mapping[str, Any]) -> str:
     return json.dumps({"isolation": isolation, "timeout_s": timeout, "runs": runs}, ensure_ascii=False)
 
 
-TOOLS: dict[str, Tool] = {PYTHON_SANDBOX: python_sandbox}
+TOOLS: dict[str, Tool] = {PYTHON_SANDBOX: python_sandbox, SPARQL: sparql}
 
 
 async def run_tool(name: str, payload: Mapping[str, Any], tools: Mapping[str, Tool] | None = None) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import csv
 import hashlib
 import json
 from pathlib import Path
@@ -93,6 +94,8 @@ class ReplayBackend(Backend):
 
 def load_replay(path: Path) -> dict[str, list[str]]:
     """Item id -> outputs per step, with one clear error for a missing or malformed file."""
+    if path.suffix == ".csv":
+        return load_compost_csv(path)
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
@@ -111,3 +114,23 @@ def load_replay(path: Path) -> dict[str, list[str]]:
             raise InputError(f"replay file {path} line {number}: expected {{\"id\", \"output\"}} or {{\"id\", \"outputs\"}} ({exc})") from None
         outputs[item_id] = values
     return outputs
+
+
+def load_compost_csv(path: Path) -> dict[str, list[str]]:
+    """A released CompoST results CSV (``<level>__...csv``): ``generated_sparql`` per ``id``/``subid``.
+
+    Keys are the ids compost's official loader assigns (``<level>-o<id>-<depth>x<breadth>-g<subid>``).
+    """
+    level = path.name.split("__", 1)[0].lower()
+    if level not in ("easy", "medium", "hard"):
+        raise InputError(f"replay file {path}: a CompoST results CSV is named easy__, medium__ or hard__...")
+    try:
+        with path.open(encoding="utf-8", newline="") as fh:
+            rows = list(csv.DictReader(fh))
+    except (OSError, csv.Error) as exc:
+        raise InputError(f"replay file {path}: {exc}") from None
+    try:
+        return {f"{level}-o{row['id']}-{row['base_depth']}x{row['base_breadth']}-g{row['subid']}": [row["generated_sparql"]]
+                for row in rows}
+    except KeyError as exc:
+        raise InputError(f"replay file {path}: missing column {exc}") from None

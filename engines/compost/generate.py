@@ -1,0 +1,234 @@
+"""Generated CompoST items: pattern instances found in the bundled graph, verbalised.
+
+For each base pattern shape (depth, breadth) in 2..3 x 2..3 the generator walks the
+graph from a random centre along lexicon properties (in either direction, so some
+triples come out inverted), fixes one lexical entry per property and a random sample
+of rdf:type constraints per node for the whole instance, then verbalises the base
+pattern and every connected sub-pattern with those same choices. Every gold query is
+satisfied by the instance it was built from, so it has a non-empty answer on the graph.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from math import floor
+from typing import Any
+
+from engines.compost.kg import Graph, Hop, load_graph
+from engines.compost.lexicon import RDF_TYPE, Entry, Lexicon, default_lexicon, load_lemon
+from engines.compost.patterns import CENTRE, SubPattern, node, sub_patterns
+from engines.compost.settings import CompostSettings
+from engines.core import Item
+
+SHAPES = ((2, 2), (3, 2), (2, 3), (3, 3))  # (depth, breadth), the paper's four base patterns
+FRACTIONS = {"easy": 0.75, "medium": 0.5, "hard": 0.25}
+MAX_TYPES = 2
+MAX_FANOUT = 200  # skip hub nodes: a centre or inner node with more facts makes vague questions
+SHOTS_CAP = 10
+
+
+@dataclass(frozen=True)
+class Edge:
+    """Edge ``(branch, level)`` of an instance: ``inner`` is nearer the centre than ``outer``."""
+
+    prop: str
+    forward: bool  # the inner node is the subject
+    inner: str
+    outer: str
+
+
+@dataclass
+class Instance:
+    depth: int
+    breadth: int
+    nodes: dict[tuple[int, int], str]
+    edges: dict[tuple[int, int], Edge]
+    entries: dict[str, Entry]
+    types: dict[tuple[int, int], list[str]]
+
+
+def centres(graph: Graph, breadth: int) -> list[str]:
+    """Nodes with enough facts to start ``breadth`` branches (sorted: the choice must not depend on load order)."""
+    return sorted(n for n, hops in graph.adjacency.items() if breadth <= len(hops) <= MAX_FANOUT)
+
+
+def find_instance(graph: Graph, lexicon: Lexicon, depth: int, breadth: int, rng: random.Random,
+                  starts: list[str], tries: int = 2000) -> Instance:
+    """A random instance of the shape from one of ``starts``: distinct nodes, lexicon properties."""
+    for _ in range(tries):
+        centre = rng.choice(starts)
+        nodes = {CENTRE: centre}
+        edges: dict[tuple[int, int], Edge] = {}
+        used = {centre}
+        ok = True
+        for j in range(breadth):
+            current = centre
+            for level in range(1, depth + 1):
+                options = [h for h in graph.adjacency.get(current, ()) if h.other not in used
+                           and h.prop in lexicon.props and len(graph.adjacency.get(h.other, ())) <= MAX_FANOUT]
+                if not options:
+                    ok = False
+                    break
+                hop: Hop = rng.choice(options)
+                edges[(j, level)] = Edge(hop.prop, hop.forward, current, hop.other)
+                nodes[(j, level)] = hop.other
+                used.add(hop.other)
+                current = hop.other
+            if not ok:
+                break
+        if not ok or len({e.prop for e in edges.values()}) < 2:
+            continue
+        entries = {p: rng.choice(lexicon.by_prop[p]) for p in sorted({e.prop for e in edges.values()})}
+        types = {}
+        for key, iri in sorted(nodes.items()):
+            known = sorted(t for t in graph.types.get(iri, ()) if t in lexicon.types)
+            if known and rng.random() < 0.5:
+                types[key] = rng.sample(known, rng.randint(1, min(MAX_TYPES, len(known))))
+        return Instance(depth, breadth, nodes, edges, entries, types)
+    raise RuntimeError(f"no instance of depth {depth}, breadth {breadth} found in {tries} tries")
+
+
+# ------------------------------------------------------------------ verbalising
+
+
+def _that(instance: Instance, key: tuple[int, int], lexicon: Lexicon) -> str:
+    classes = instance.types.get(key, [])
+    return ", that is " + " and ".join(lexicon.type_phrase(c) for c in classes) + "," if classes else ""
+
+
+def _phrase(instance: Instance, graph: Graph, lexicon: Lexicon, branch: int, level: int, end: int,
+            with_type: bool, article: bool) -> str:
+    """The noun phrase for edge ``(branch, level)`` describing its inner node, down to ``end``."""
+    edge = instance.edges[(branch, level)]
+    reading = instance.entries[edge.prop].subj if edge.forward else instance.entries[edge.prop].obj
+    inner = node(branch, level - 1)
+    rest = (graph.label(edge.outer) if level == end
+            else _phrase(instance, graph, lexicon, branch, level + 1, end, True, True))
+    words = ["the" if article else "", reading.noun + (_that(instance, inner, lexicon) if with_type else ""),
+             reading.prep, rest]
+    return " ".join(w for w in words if w)
+
+
+def question(instance: Instance, sp: SubPattern, graph: Graph, lexicon: Lexicon, rng: random.Random) -> str:
+    """The question of the paper's EBNF: "Give me DP." or "Who is DP?", branches joined by "and"."""
+    parts = [_phrase(instance, graph, lexicon, p.branch, p.start + 1, p.end, i == 0, i == 0)
+             for i, p in enumerate(sp.pieces)]
+    body = " and ".join(parts)
+    return f"Give me {body}." if rng.random() < 0.5 else f"Who is {body}?"
+
+
+def triples(instance: Instance, sp: SubPattern) -> list[tuple[str, str, str]]:
+    """The gold triple patterns as SPARQL terms: ``?result``, ``?v<n>`` and full IRIs."""
+    answer = sp.answer
+    ends = {(p.branch, p.end) for p in sp.pieces}
+    names: dict[tuple[int, int], str] = {answer: "?result"}
+    out: list[tuple[str, str, str]] = []
+
+    def term(key: tuple[int, int]) -> str:
+        if key in ends:
+            return f"<{instance.nodes[key]}>"
+        if key not in names:
+            names[key] = f"?v{len(names) - 1}"
+        return names[key]
+
+    for p in sp.pieces:
+        for level in range(p.start + 1, p.end + 1):
+            edge = instance.edges[(p.branch, level)]
+            a, b = term(node(p.branch, level - 1)), term((p.branch, level))
+            out.append((a, f"<{edge.prop}>", b) if edge.forward else (b, f"<{edge.prop}>", a))
+    for key, var in list(names.items()):
+        for cls in instance.types.get(key, []):
+            out.append((var, f"<{RDF_TYPE}>", f"<{cls}>"))
+    return out
+
+
+def render_query(tps: list[tuple[str, str, str]]) -> str:
+    return "SELECT ?result WHERE { " + " ".join(f"{s} {p} {o} ." for s, p, o in tps) + " }"
+
+
+# ---------------------------------------------------------------------- splits
+
+
+def assign_splits(sizes: list[int], level: str) -> list[str]:
+    """Train/val/test per sub-pattern of one base (by edge count; the last one is the full pattern)."""
+    max_edges = sizes[-1]
+    limit = max(2, floor(FRACTIONS[level] * max_edges))
+    splits = ["train" if n <= limit else "" for n in sizes]
+    rest = sorted((n, i) for i, n in enumerate(sizes[:-1]) if n > limit)
+    n_val = min(len(rest) // 2, splits.count("train"))
+    for k, (_, i) in enumerate(rest):
+        splits[i] = "val" if k < n_val else "test"
+    splits[-1] = "test"
+    return splits
+
+
+def edge_cover(target: frozenset, candidates: list[tuple[frozenset, int]]) -> list[int]:
+    """Indices of candidate sub-patterns (subsets of target) covering its edges, greedily, largest first."""
+    chosen: list[int] = []
+    covered: set = set()
+    for edges, index in sorted(candidates, key=lambda c: (-len(c[0]), c[1])):
+        if edges <= target and not edges <= covered:
+            chosen.append(index)
+            covered |= edges
+        if covered == target or len(chosen) == SHOTS_CAP:
+            break
+    return chosen
+
+
+def edge_id(key: tuple[int, int]) -> str:
+    return f"{key[0]}.{key[1]}"
+
+
+def build_items(settings: CompostSettings, seed: int) -> list[Item]:
+    graph = load_graph()
+    lexicon = load_lemon(settings.lexicon) if settings.lexicon else default_lexicon()
+    records: list[dict[str, Any]] = []
+    starts = {b: centres(graph, b) for b in {breadth for _, breadth in SHAPES}}
+    for shape_index, (depth, breadth) in enumerate(SHAPES):
+        for b in range(settings.bases):
+            rng = random.Random(f"{seed}:{depth}:{breadth}:{b}")
+            instance = find_instance(graph, lexicon, depth, breadth, rng, starts[breadth])
+            subs = sub_patterns(depth, breadth)
+            splits = assign_splits([len(sp.edges) for sp in subs], settings.level)
+            base = f"b{shape_index}{b:02d}"
+            for gid, (sp, split) in enumerate(zip(subs, splits)):
+                tps = triples(instance, sp)
+                records.append({
+                    "id": f"{settings.level}-{base}-g{gid}",
+                    "question": question(instance, sp, graph, lexicon, random.Random(f"{seed}:{base}:{gid}")),
+                    "triples": tps, "split": split, "base": base, "gid": gid,
+                    "edges": sorted(edge_id(e) for e in sp.edges), "depth": sp.depth, "breadth": sp.breadth,
+                    "base_depth": depth, "base_breadth": breadth, "full": gid == len(subs) - 1,
+                })
+    return [_item(r, records, settings, seed) for r in records if _wanted(r, settings)]
+
+
+def _wanted(record: dict[str, Any], settings: CompostSettings) -> bool:
+    if settings.task == "self-contained" and record["split"] == "train":
+        return False
+    return settings.split == "all" or record["split"] == settings.split
+
+
+def _shots(record: dict[str, Any], records: list[dict[str, Any]], settings: CompostSettings,
+           seed: int) -> list[dict[str, str]]:
+    if settings.task == "self-contained":
+        same = [(frozenset(r["edges"]), i) for i, r in enumerate(records)
+                if r["base"] == record["base"] and r["split"] == "train"]
+        picked = edge_cover(frozenset(record["edges"]), same)
+    elif settings.shots:
+        train = [i for i, r in enumerate(records) if r["split"] == "train" and r["id"] != record["id"]]
+        picked = random.Random(f"{seed}:shots:{record['id']}").sample(train, min(settings.shots, len(train)))
+    else:
+        picked = []
+    return [{"question": records[i]["question"], "query": render_query(records[i]["triples"])} for i in picked]
+
+
+def _item(record: dict[str, Any], records: list[dict[str, Any]], settings: CompostSettings, seed: int) -> Item:
+    query = render_query(record["triples"])
+    meta = {k: record[k] for k in ("split", "base", "gid", "edges", "depth", "breadth", "base_depth",
+                                   "base_breadth", "full")}
+    meta.update(level=settings.level, task=settings.task, num_edges=len(record["edges"]), source="generated")
+    return Item(id=record["id"], engine="compost",
+                inputs={"question": record["question"], "shots": _shots(record, records, settings, seed)},
+                gold={"query": query, "triples": [list(t) for t in record["triples"]]}, meta=meta)

@@ -1,0 +1,136 @@
+"""Run aggregation: Table 1 (macro and compositionality F1 per split), Figure 4, Figure 5, tags.
+
+Compositionality (paper section 4.1). Within one base pattern, i' is a sub-pattern of
+i when edges(i') is a subset of edges(i). TP: correct items all of whose sub-patterns
+in the run are correct; FP: the other correct items; FN: wrong items for which a set
+of correct strict sub-patterns covers every edge (equivalently: the union of the edges
+of all correct strict sub-patterns is edges(i)); other wrong items are true negatives.
+Per question the compositionality F1 is 1 for TP and 0 for FP and FN; its macro
+average over those items is TP / (TP + FP + FN).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from statistics import mean
+from typing import Sequence
+
+from engines.core import Chart, ItemResult, Report, RunResults, Table
+from engines.compost.tags import TAXONOMY
+from engines.reporting import scored, status_counts, tag_table
+
+SPLITS = ("train", "val", "test")
+
+
+def classify(results: Sequence[ItemResult]) -> dict[str, str]:
+    """Item id -> TP, FP, FN or TN by the paper's definitions; items without edge data are skipped."""
+    by_base: dict[str, list[ItemResult]] = defaultdict(list)
+    for r in results:
+        if r.item.meta.get("edges") is not None:
+            by_base[str(r.item.meta.get("base"))].append(r)
+    out: dict[str, str] = {}
+    for group in by_base.values():
+        edges = {r.item.id: frozenset(r.item.meta["edges"]) for r in group}
+        for r in group:
+            mine = edges[r.item.id]
+            subs = [s for s in group if s is not r and edges[s.item.id] <= mine]
+            if r.status == "correct":
+                out[r.item.id] = "TP" if all(s.status == "correct" for s in subs) else "FP"
+            else:
+                covered = frozenset().union(*(edges[s.item.id] for s in subs
+                                              if s.status == "correct" and edges[s.item.id] < mine))
+                out[r.item.id] = "FN" if covered == mine else "TN"
+    return out
+
+
+def comp_f1(classes: Sequence[str]) -> float:
+    counted = [c for c in classes if c in ("TP", "FP", "FN")]
+    return sum(c == "TP" for c in counted) / len(counted) if counted else 0.0
+
+
+def split_metrics(run: RunResults) -> dict[str, float]:
+    judged = scored(run.results)
+    classes = classify(judged)
+    metrics: dict[str, float] = {"items": float(len(run.results))}
+    metrics["macro_f1"] = mean(r.scores.get("f1", 0.0) for r in judged) if judged else 0.0
+    metrics["compositionality_f1"] = comp_f1(list(classes.values()))
+    for split in SPLITS:
+        part = [r for r in judged if r.item.meta.get("split") == split]
+        if part:
+            metrics[f"macro_f1_{split}"] = mean(r.scores.get("f1", 0.0) for r in part)
+            metrics[f"compositionality_f1_{split}"] = comp_f1([classes[r.item.id] for r in part
+                                                               if r.item.id in classes])
+    return metrics
+
+
+def _cell(metrics: dict[str, float], key: str) -> object:
+    return round(metrics[key], 2) if key in metrics else "-"
+
+
+def table1(runs: Sequence[RunResults]) -> Table:
+    rows = []
+    for run in runs:
+        m = split_metrics(run)
+        first = run.results[0].item.meta if run.results else {}
+        rows.append([run.name, run.model, first.get("level", "?"), first.get("task", "?")]
+                    + [_cell(m, f"macro_f1_{s}") for s in SPLITS]
+                    + [_cell(m, f"compositionality_f1_{s}") for s in SPLITS])
+    return Table("Table 1", "Macro F1 and compositionality F1 per split",
+                 ["run", "model", "dataset", "task", "macro F1 train", "macro F1 val", "macro F1 test",
+                  "comp. F1 train", "comp. F1 val", "comp. F1 test"], rows)
+
+
+def figure4(run: RunResults) -> Table:
+    cells: dict[tuple[int, int], list[float]] = defaultdict(list)
+    for r in scored(run.results):
+        cells[(int(r.item.meta.get("depth", 0)), int(r.item.meta.get("breadth", 0)))].append(r.scores.get("f1", 0.0))
+    depths = sorted({d for d, _ in cells})
+    breadths = sorted({b for _, b in cells})
+    rows = [[d] + [f"{mean(cells[(d, b)]):.2f} (n={len(cells[(d, b)])})" if cells.get((d, b)) else "-"
+                   for b in breadths] for d in depths]
+    return Table("Figure 4", "Macro F1 by depth (rows) and breadth (columns)",
+                 ["depth"] + [f"breadth {b}" for b in breadths], rows)
+
+
+def figure5(run: RunResults) -> Table:
+    """The sub-pattern lattice of the largest base pattern in the run, each node with its outcome."""
+    classes = classify(scored(run.results))
+    bases: dict[str, list[ItemResult]] = defaultdict(list)
+    for r in run.results:
+        if r.item.meta.get("edges") is not None:
+            bases[str(r.item.meta.get("base"))].append(r)
+    if not bases:
+        return Table("Figure 5", "Sub-pattern lattice", ["gid"], [], note="no item carries edge data")
+    base, group = max(bases.items(), key=lambda kv: (len(kv[1]), kv[0]))
+    edges = {r.item.id: frozenset(r.item.meta["edges"]) for r in group}
+    rows = []
+    for r in sorted(group, key=lambda r: (len(edges[r.item.id]), int(r.item.meta.get("gid", 0)))):
+        mine = edges[r.item.id]
+        parents = [str(s.item.meta.get("gid")) for s in group if len(edges[s.item.id]) == len(mine) - 1
+                   and edges[s.item.id] < mine]
+        rows.append([r.item.meta.get("gid"), len(mine), r.item.meta.get("split"), " ".join(sorted(mine)),
+                     ", ".join(parents) or "-", r.status, round(r.scores.get("f1", 0.0), 2),
+                     classes.get(r.item.id, "-")])
+    return Table("Figure 5", f"Sub-pattern lattice of base pattern {base}",
+                 ["gid", "edges", "split", "edge ids", "contains (one edge less)", "status", "F1", "compositionality"],
+                 rows, note="edge ids are branch.level; each row lists the sub-patterns it directly contains")
+
+
+def aggregate(run: RunResults, against: Sequence[RunResults] = ()) -> Report:
+    metrics = split_metrics(run)
+    metrics.update({f"n_{k}": float(v) for k, v in status_counts(run.results).items()})
+    notes = []
+    if any(r.item.meta.get("source") == "official" and len(r.outputs) < 2 for r in run.results):
+        notes.append("Official items were scored structurally (no endpoint): an output is correct when its "
+                     "basic graph pattern is isomorphic to the gold's up to variable names, with the same "
+                     "projection; F1 is 1 or 0. Run with -s endpoint=URL for result-set F1.")
+    if any(r.item.meta.get("edges") is None for r in run.results):
+        notes.append("Compositionality F1 counts only items with sub-pattern edge data.")
+    heat = figure4(run)
+    chart = Chart("Figure 4", "Macro F1 by depth x breadth",
+                  {f"d{row[0]} " + col: float(cell.split()[0]) for row in heat.rows
+                   for col, cell in zip(heat.columns[1:], row[1:]) if cell != "-"}, unit="F1")
+    return Report(metrics=metrics,
+                  tables=[table1([run, *against]), heat, figure5(run),
+                          tag_table("Tags", "Items per error tag", run.results, TAXONOMY)],
+                  charts=[chart], notes=notes)

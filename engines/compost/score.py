@@ -1,0 +1,90 @@
+"""Per-item scoring: result-set P/R/F1, or a structural verdict for official items.
+
+Execution mode. The ``sparql`` tool's JSON holds both result sets. Each side is the
+set of values bound in its rows (the released ``compare_results`` intersects answer
+sets; its older sanitiser flattened every bound value the same way), so an extra
+projected variable adds false positives. A failed output query counts as no answers
+(F1 0). Precision, recall and F1 are computed per item and averaged per split (macro
+F1, the paper's Table 1). An item is correct when its F1 is 1.
+
+Structural mode (official items without an endpoint: their gold answers need the full
+DBpedia dump). The output is correct iff its basic graph pattern is isomorphic to the
+gold's up to variable names with the same projection; F1 is then 1 or 0.
+
+Macro F1 and the compositionality F1 are computed over a run in ``report.py``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Sequence
+
+from engines.compost.compare import isomorphic
+from engines.compost.parse import Parsed, QueryError, parse_reply
+from engines.compost.tags import tag, triple_tags
+from engines.core import Item, Verdict
+
+
+def gold_triples(item: Item) -> list[tuple[str, str, str]]:
+    return [tuple(t) for t in item.gold["triples"]]  # type: ignore[misc]
+
+
+def read_output(reply: str) -> tuple[Parsed | None, str]:
+    """The parsed query of a reply, or None and the reason it is unreadable."""
+    try:
+        return parse_reply(reply), ""
+    except QueryError as exc:
+        return None, str(exc)
+
+
+def values(side: dict[str, Any]) -> set[str]:
+    return {v for row in side.get("rows", []) for v in row if v is not None}
+
+
+def prf(gold: set[str], output: set[str]) -> tuple[float, float, float]:
+    tp = len(gold & output)
+    p = tp / len(output) if output else 0.0
+    r = tp / len(gold) if gold else 0.0
+    return p, r, (2 * p * r / (p + r) if p + r else 0.0)
+
+
+def score_item(item: Item, outputs: Sequence[str], settings: Any, with_views: bool) -> Verdict:
+    reply = outputs[0] if outputs else ""
+    parsed, reason = read_output(reply)
+    gold = gold_triples(item)
+    if parsed is None:
+        verdict = Verdict("unparseable", {"precision": 0.0, "recall": 0.0, "f1": 0.0},
+                          [tag("unparseable", reason)])
+        return _with_views(verdict, item, None, None, outputs, with_views)
+    tags = triple_tags(parsed, gold)
+    structural = isomorphic(parsed, gold)
+    execution = None
+    if len(outputs) > 1:
+        execution = json.loads(outputs[1])
+        side = execution["output"]
+        if "error" in side:
+            tags.append(tag("query_failed", side["error"]))
+            p = r = f1 = 0.0
+        else:
+            p, r, f1 = prf(values(execution["gold"]), values(side))
+            if not side.get("rows"):
+                tags.append(tag("empty_result", "the query returned no rows"))
+    else:
+        p = r = f1 = float(structural)
+    if parsed.forbidden and not any(t.code == "query_failed" for t in tags):
+        tags.append(tag("query_failed", "refused: " + ", ".join(parsed.forbidden)))
+    status = "correct" if f1 == 1.0 else "wrong"
+    if status == "correct":
+        tags = [t for t in tags if t.code == "format_violation"]
+    scores = {"precision": p, "recall": r, "f1": f1, "structural": float(structural)}
+    return _with_views(Verdict(status, scores, tags), item, parsed, execution, outputs, with_views)
+
+
+def _with_views(verdict: Verdict, item: Item, parsed: Parsed | None, execution: dict | None,
+                outputs: Sequence[str], with_views: bool) -> Verdict:
+    if with_views:
+        from engines.compost.views import build_views
+
+        verdict.views = build_views(item, parsed, execution, outputs)
+    return verdict
+

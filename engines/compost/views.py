@@ -1,0 +1,64 @@
+"""Inspector panes of one item: question, queries, aligned triples, result sets, sub-patterns."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from engines.compost.compare import align
+from engines.compost.parse import Parsed
+from engines.compost.patterns import sub_patterns
+from engines.compost.tags import short, show
+from engines.core import Item, View
+
+MAX_ROWS = 200
+
+
+def build_views(item: Item, parsed: Parsed | None, execution: dict[str, Any] | None,
+                outputs: Sequence[str]) -> list[View]:
+    gold = [tuple(t) for t in item.gold["triples"]]
+    views = [View("text", "Question", item.inputs["question"]),
+             View("code", "Output query", parsed.text if parsed else (outputs[0] if outputs else "")),
+             View("code", "Gold query", item.gold["query"])]
+    if parsed is not None:
+        rows = [[show(g) if g else "", show(o) if o else "", "=" if g and o and g[1] == o[1] else "≠"]
+                for g, o in align(parsed.triples, gold)]
+        views.append(View("table", "Triples (gold | output)", {"columns": ["gold", "output", "property"],
+                                                              "rows": rows}))
+    if execution is not None:
+        views.append(result_view(execution))
+    views.append(lattice_view(item))
+    return views
+
+
+def result_view(execution: dict[str, Any]) -> View:
+    gold = {v for row in execution["gold"].get("rows", []) for v in row if v}
+    side = execution["output"]
+    if "error" in side:
+        return View("key-value", "Result sets", [["gold rows", str(len(gold))], ["output", side["error"]],
+                                                  ["backend", execution.get("backend", "")]])
+    out = {v for row in side.get("rows", []) for v in row if v}
+    rows = [[short(v), "✓" if v in gold else "", "✓" if v in out else ""]
+            for v in sorted(gold | out, key=lambda v: (v not in gold & out, v))[:MAX_ROWS]]
+    return View("table", f"Result sets ({len(gold & out)} shared, {len(gold - out)} missing, "
+                         f"{len(out - gold)} extra; {execution.get('backend', '')})",
+                {"columns": ["value", "gold", "output"], "rows": rows})
+
+
+def lattice_view(item: Item) -> View:
+    """The item's sub-patterns (the part of Figure 5's lattice below it), from the item's own data."""
+    meta = item.meta
+    if meta.get("edges") is None:
+        return View("key-value", "Sub-patterns", [["base", str(meta.get("base", "?"))],
+                                                  ["gid", str(meta.get("gid", "?"))],
+                                                  ["edges", str(meta.get("num_edges", "?"))]])
+    mine = frozenset(meta["edges"])
+    subs = [sp for sp in sub_patterns(int(meta["base_depth"]), int(meta["base_breadth"]))
+            if frozenset(f"{b}.{lvl}" for b, lvl in sp.edges) <= mine]
+    by_size: dict[int, list[str]] = {}
+    for sp in subs:
+        by_size.setdefault(len(sp.edges), []).append(" ".join(sorted(f"{b}.{lvl}" for b, lvl in sp.edges)))
+    children = [{"label": f"{size} edge(s)", "children": [{"label": e, "children": []} for e in sorted(labels)]}
+                for size, labels in sorted(by_size.items(), reverse=True)]
+    return View("tree", "Sub-patterns", {"label": f"base {meta.get('base')} gid {meta.get('gid')} "
+                                                  f"({meta.get('split')}): edges {' '.join(sorted(mine))}",
+                                         "children": children})

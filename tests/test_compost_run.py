@@ -1,0 +1,90 @@
+"""CompoST through the real ``n2f`` entry point: oracle, simulator, official data and replay, report."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from engines import engine_names
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "compost"
+
+
+def n2f(*args: str) -> dict:
+    result = subprocess.run([sys.executable, "-m", "n2f_tui", *args], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_registered_next_to_the_other_engines():
+    assert {"dedc", "logic", "robogrid", "rgp", "compost"} <= set(engine_names())
+
+
+def test_the_oracle_scores_macro_and_compositionality_f1_of_one():
+    report = n2f("run", "compost", "-m", "oracle", "--json", "-q")
+    m = report["metrics"]
+    assert report["counts"]["correct"] == report["n"] > 300
+    assert m["macro_f1"] == 1.0 and m["compositionality_f1"] == 1.0
+    for split in ("train", "val", "test"):
+        assert m[f"macro_f1_{split}"] == 1.0 and m[f"compositionality_f1_{split}"] == 1.0
+    names = [t["name"] for t in report["tables"]]
+    assert names == ["Table 1", "Figure 4", "Figure 5", "Tags"]
+
+
+def test_the_simulator_makes_tagged_mistakes_and_the_run_finishes():
+    report = n2f("run", "compost", "-m", "sim:error_rate=0.5", "--json", "-q", "-s", "level=hard")
+    assert report["status"] == "finished" and report["counts"]["error"] == 0
+    assert 0 < report["metrics"]["macro_f1"] < 1
+    assert {"wrong_property", "inverted_direction", "unparseable"} <= set(report["tags"])
+
+
+def test_official_items_replay_the_released_outputs_structurally():
+    csv_file = next((DATA / "results").glob("hard__*.csv"))
+    report = n2f("run", "compost", "-m", f"replay:{csv_file}", "--json", "-q",
+                 "-s", f"dataset={DATA / 'compositionality_subgraph_max.json'}")
+    counts = report["counts"]
+    assert report["n"] == 2803 and counts["error"] == 0 and counts["pending"] == 0
+    assert counts["correct"] > 0 and counts["unparseable"] > 0
+    assert any("structurally" in note for note in report["notes"])
+
+
+def test_official_oracle_on_the_test_split():
+    report = n2f("run", "compost", "-m", "oracle", "--json", "-q",
+                 "-s", f"dataset={DATA / 'compositionality_subgraph_medium.json'}", "-s", "split=test")
+    assert report["n"] == 561 and report["metrics"]["macro_f1"] == 1.0
+
+
+def test_replay_reads_released_results_csv(tmp_path):
+    import pytest
+
+    from sessions.backends.offline import load_replay
+    from sessions.errors import InputError
+
+    path = tmp_path / "medium__zeroshot.csv"
+    path.write_text('id,subid,base_depth,base_breadth,generated_sparql\n7,3,2,3,"SELECT ?x WHERE {\n ?x ?p ?o }"\n',
+                    encoding="utf-8")
+    assert load_replay(path) == {"medium-o7-2x3-g3": ["SELECT ?x WHERE {\n ?x ?p ?o }"]}
+    with pytest.raises(InputError, match="easy__"):
+        load_replay(tmp_path.joinpath("x.csv"))
+    bad = tmp_path / "hard__x.csv"
+    bad.write_text("id,subid\n1,2\n", encoding="utf-8")
+    with pytest.raises(InputError, match="missing column"):
+        load_replay(bad)
+
+
+def test_unsafe_queries_are_refused_and_the_run_continues(tmp_path):
+    items = subprocess.run([sys.executable, "-m", "n2f_tui", "items", "compost", "-s", "bases=1"],
+                           capture_output=True, text=True, timeout=300, check=True).stdout.splitlines()
+    ids = [json.loads(line)["id"] for line in items[:4]]
+    replies = ["SELECT ?x WHERE { SERVICE <http://dbpedia.org/sparql> { ?x ?p ?o } }",
+               "INSERT DATA { <http://a> <http://b> <http://c> }",
+               "SELECT * WHERE { ?a ?p1 ?b . ?c ?p2 ?d . ?e ?p3 ?f . ?g ?p4 ?h . ?i ?p5 ?j . }",
+               json.loads(items[3])["gold"]["query"]]
+    replay = tmp_path / "unsafe.jsonl"
+    replay.write_text("".join(json.dumps({"id": i, "output": r}) + "\n" for i, r in zip(ids, replies)))
+    report = n2f("run", "compost", "-s", "bases=1", "-n", "4", "-m", f"replay:{replay}", "--json", "-q")
+    assert report["status"] == "finished"
+    assert report["counts"]["wrong"] == 3 and report["counts"]["correct"] == 1
+    assert report["tags"]["query_failed"] == 3
