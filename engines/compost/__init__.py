@@ -12,13 +12,13 @@ from typing import Any, Mapping, Sequence
 
 from engines.compost import prompts
 from engines.compost.settings import CompostSettings
-from engines.compost.tags import TAXONOMY
-from engines.core import Item, Message, Report, RunResults, SimOptions, Step, TagType, Verdict
+from engines.core import Item, Message, Report, RunResults, Step
+from engines.package import PackageEngine
 
 SPARQL_TOOL = "sparql"
 
 
-class CompostEngine:
+class CompostEngine(PackageEngine):
     name = "compost"
     title = "CompoST: compositional interpretation of questions into SPARQL"
     settings_type = CompostSettings
@@ -34,16 +34,13 @@ class CompostEngine:
 
         return build_items(settings, seed)
 
-    def templates(self, settings: Any = None) -> dict[str, str]:
-        return prompts.templates()
-
     def next_step(self, item: Item, settings: Any, outputs: Sequence[str],
                   templates: Mapping[str, str] | None = None) -> Step | None:
         settings = settings or CompostSettings()
         if not outputs:
             prompt = prompts.build_prompt(item, (templates or {}).get(prompts.QUERY))
             return Step(name=prompts.QUERY, messages=(Message("system", prompts.SYSTEM), Message("user", prompt)),
-                        params={"temperature": settings.temperature, "max_tokens": settings.max_tokens},
+                        params=self.model_params(settings),
                         template=prompts.QUERY)
         if len(outputs) > 1:
             return None
@@ -57,24 +54,6 @@ class CompostEngine:
         return Step(name="execute", kind="tool", tool=SPARQL_TOOL,
                     payload={"query": parsed.text, "gold": item.gold["query"], "endpoint": settings.endpoint,
                              "timeout": settings.timeout, "row_cap": settings.row_cap})
-
-    def score(self, item: Item, outputs: Sequence[str], settings: Any = None, with_views: bool = True) -> Verdict:
-        from engines.compost.score import score_item
-
-        return score_item(item, outputs, settings, with_views)
-
-    def taxonomy(self) -> list[TagType]:
-        return list(TAXONOMY)
-
-    def simulate(self, item: Item, step: Step, outputs: Sequence[str], options: SimOptions, rng_seed: int) -> str:
-        from engines.compost.simulate import simulate
-
-        return simulate(item, options, rng_seed)
-
-    def oracle(self, item: Item, step: Step, outputs: Sequence[str]) -> str:
-        from engines.compost.simulate import oracle
-
-        return oracle(item)
 
     def report(self, run: RunResults, against: Sequence[RunResults] = ()) -> Report:
         from engines.compost.report import aggregate

@@ -14,40 +14,29 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from engines.core import Item, Message, Report, RunResults, SimOptions, Step, TagType, Verdict
+from engines.core import Item, Message, Step
+from engines.package import PackageEngine
 from engines.rgp import prompts
 from engines.rgp.parse import extract_program, syntax_problem
 from engines.rgp.settings import RgpSettings
-from engines.rgp.tags import TAXONOMY
 
 SANDBOX_TOOL = "python_sandbox"
 RUN = "run"
 
 
-class RgpEngine:
+class RgpEngine(PackageEngine):
     name = "rgp"
     title = "RGP: compositionality of the programs models write for string-to-grid samples"
     settings_type = RgpSettings
     main_score = "C"
     tools = (SANDBOX_TOOL,)
 
-    def items(self, settings: RgpSettings, seed: int) -> list[Item]:
-        from engines.rgp.generate import build_items
-
-        return build_items(settings, seed)
-
-    def templates(self, settings: Any = None) -> dict[str, str]:
-        return prompts.templates()
-
     def next_step(self, item: Item, settings: Any, outputs: Sequence[str],
                   templates: Mapping[str, str] | None = None) -> Step | None:
         """Step 1 asks for the program; step 2 runs it on the 16 inputs, if it is Python at all."""
-        defaults = RgpSettings()
         if not outputs:
             prompt = prompts.build_prompt(item, (templates or {}).get(prompts.PROGRAM))
-            params = {"temperature": getattr(settings, "temperature", defaults.temperature),
-                      "max_tokens": getattr(settings, "max_tokens", defaults.max_tokens)}
-            return Step(name=prompts.PROGRAM, messages=(Message("user", prompt),), params=params,
+            return Step(name=prompts.PROGRAM, messages=(Message("user", prompt),), params=self.model_params(settings),
                         template=prompts.PROGRAM)
         if len(outputs) > 1:
             return None
@@ -55,31 +44,8 @@ class RgpEngine:
         if not program or syntax_problem(program) is not None:
             return None
         payload = {"program": program, "inputs": [s["input"] for s in item.inputs["samples"]],
-                   "timeout": getattr(settings, "timeout", defaults.timeout)}
+                   "timeout": (settings or RgpSettings()).timeout}
         return Step(name=RUN, kind="tool", tool=SANDBOX_TOOL, payload=payload)
-
-    def score(self, item: Item, outputs: Sequence[str], settings: Any = None, with_views: bool = True) -> Verdict:
-        from engines.rgp.score import score_item
-
-        return score_item(item, outputs, settings, with_views)
-
-    def taxonomy(self) -> list[TagType]:
-        return list(TAXONOMY)
-
-    def simulate(self, item: Item, step: Step, outputs: Sequence[str], options: SimOptions, rng_seed: int) -> str:
-        from engines.rgp.simulate import simulate
-
-        return simulate(item, options, rng_seed)
-
-    def oracle(self, item: Item, step: Step, outputs: Sequence[str]) -> str:
-        from engines.rgp.simulate import oracle
-
-        return oracle(item)
-
-    def report(self, run: RunResults, against: Sequence[RunResults] = ()) -> Report:
-        from engines.rgp.score import aggregate
-
-        return aggregate(run, against, TAXONOMY)
 
 
 ENGINE = RgpEngine()
