@@ -2,4 +2,5 @@
 
 from n2f_tui.cli import entry
 
-entry()
+if __name__ == "__main__":
+    entry()

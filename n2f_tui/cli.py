@@ -98,6 +98,13 @@ def build_parser() -> Parser:
     p = sub.add_parser("rescore", help="re-score stored outputs with the current scorer (no model calls)")
     p.add_argument("run")
 
+    p = sub.add_parser("bench", help="measure each engine's items/s and memory, and concurrency against a slow stub")
+    p.add_argument("--engine", dest="engines", action="extend", nargs="+", default=[], metavar="NAME",
+                   help=f"only these engines (default: all of {', '.join(engine_names())})")
+    p.add_argument("-n", "--limit", type=int, default=None, help="at most N items per engine")
+    p.add_argument("--no-concurrency", dest="concurrency", action="store_false", help="skip the concurrency check")
+    p.add_argument("--json", action="store_true", help="print the figures as JSON")
+
     p = sub.add_parser("tui", help="the inspector (what bare `n2f` opens), optionally on one run")
     p.add_argument("run", nargs="?", default=None, help="a run id, name, unique id prefix or `last`")
     return parser
@@ -353,9 +360,46 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     return 0
 
 
+def _engine_table(report: Any) -> Table:
+    from sessions.bench import FIGURES_NOTE
+
+    table = Table(title="engines: full pipeline, sim model at zero latency", caption=FIGURES_NOTE)
+    for column in ("engine", "settings", "items", "seconds", "items_per_s", "peak_heap_mb", "max_rss_mb"):
+        table.add_column(column, justify="left" if column in ("engine", "settings") else "right")
+    for f in report.engines:
+        table.add_row(f.engine, " ".join(f.settings) or "-", str(f.items), f"{f.seconds:.2f}",
+                      f"{f.items_per_s:,.0f}", f"{f.peak_heap_mb:.1f}", f"{f.max_rss_mb:.0f}")
+    return table
+
+
+def _concurrency_table(report: Any) -> Table:
+    table = Table(title=f"concurrency: openai backend against a loopback stub answering in {report.latency_s * 1000:.0f} ms",
+                  caption="efficiency = calls/s / (j / latency)")
+    for column in ("-j", "items", "seconds", "calls/s", "ideal/s", "efficiency"):
+        table.add_column(column, justify="right")
+    for c in report.concurrency:
+        table.add_row(str(c.concurrency), str(c.items), f"{c.seconds:.2f}", f"{c.calls_per_s:.1f}",
+                      f"{c.ideal_per_s:.0f}", f"{100 * c.efficiency:.1f}%")
+    return table
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from sessions.bench import run_bench
+
+    report = run_bench(args.engines, args.limit, args.concurrency)
+    if args.json:
+        print(json.dumps(report.to_json(), ensure_ascii=False))
+        return 0
+    out.print(_engine_table(report))
+    if report.concurrency:
+        out.print(_concurrency_table(report))
+    return 0
+
+
 COMMANDS = {
     "run": cmd_run, "items": cmd_items, "score": cmd_score, "runs": cmd_runs, "report": cmd_report,
-    "show": cmd_show, "export": cmd_export, "resume": cmd_resume, "rescore": cmd_rescore, "tui": cmd_tui,
+    "show": cmd_show, "export": cmd_export, "resume": cmd_resume, "rescore": cmd_rescore, "bench": cmd_bench,
+    "tui": cmd_tui,
 }
 
 

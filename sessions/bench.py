@@ -1,0 +1,332 @@
+"""``n2f bench``: what the product itself costs, measured through the real pipeline.
+
+Two measurements, no printing (the CLI presents them):
+
+- Engines: each engine's items go through ``api.prepare_run(model="sim")`` and
+  ``Runner.run`` exactly as ``n2f run`` sends them (generate, prompt, simulated model at
+  zero latency, parse, score, store), so the figure is the overhead a user pays on top
+  of the model. Every run goes into a scratch ``N2F_HOME`` that is deleted afterwards:
+  benchmarking must never leave runs in a person's store.
+- Concurrency: dedc items through the real OpenAI backend against a loopback stub that
+  answers after a fixed latency. With ``j`` items in flight the ideal is ``j / latency``
+  calls per second; the efficiency says how much of that our own scheduling, client and
+  store keep.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from dataclasses import asdict, dataclass, field
+from typing import Any, Iterator, Sequence
+
+from engines import engine_names, get_engine
+from sessions import api
+from sessions.config import Config
+from sessions.errors import InputError, RuntimeFailure
+
+# Settings per engine giving a run of roughly 1-3 s on a 2-core machine. rgp runs every
+# program in a sandboxed subprocess (~11 items/s), so its 180 default items would take
+# 16 s; 5 instances per setting (30 items) keep it in range.
+DEFAULT_LOADS: dict[str, tuple[str, ...]] = {
+    "dedc": ("repeat=3",),
+    "logic": ("count=400",),
+    "robogrid": ("count=200",),
+    "rgp": ("count=5",),
+    "compost": (),
+}
+
+FIGURES_NOTE = (
+    "items_per_s: items / wall time of a first, untraced (cold) run; "
+    "peak_heap_mb: tracemalloc peak of the Python heap over a second, traced run of the same items "
+    "(excludes one-time imports and native memory such as the SPARQL store and rgp's sandbox processes); "
+    "max_rss_mb: the bench process's peak resident set so far (ru_maxrss), cumulative across engines"
+)
+
+STUB_MODEL = "bench"
+# A placeholder key, so that a real OPENAI_API_KEY in the environment is never sent, even to loopback.
+STUB_CONFIG = Config(openai_api_key="not-needed")
+DEFAULT_LATENCY = 0.2
+# (concurrency, items): ten latency rounds at -j 64 so that opening 64 connections at the
+# start weighs on the figure no more than it does on a real run of that size.
+DEFAULT_PLAN: tuple[tuple[int, int], ...] = ((1, 10), (8, 40), (64, 640))
+
+
+@dataclass(frozen=True)
+class EngineFigures:
+    engine: str
+    settings: tuple[str, ...]
+    items: int
+    seconds: float
+    items_per_s: float
+    peak_heap_mb: float
+    max_rss_mb: float
+
+
+@dataclass(frozen=True)
+class ConcurrencyFigures:
+    concurrency: int
+    items: int
+    calls: int
+    seconds: float
+    calls_per_s: float
+    ideal_per_s: float
+    efficiency: float
+
+
+@dataclass
+class BenchReport:
+    engines: list[EngineFigures] = field(default_factory=list)
+    concurrency: list[ConcurrencyFigures] = field(default_factory=list)
+    latency_s: float = DEFAULT_LATENCY
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "engines": [asdict(f) for f in self.engines],
+            "concurrency": [asdict(f) for f in self.concurrency],
+            "concurrency_latency_s": self.latency_s,
+            "method": FIGURES_NOTE,
+        }
+
+
+# ------------------------------------------------------------------ scratch store
+
+
+@contextlib.contextmanager
+def scratch_home() -> Iterator[str]:
+    """Point ``N2F_HOME`` at a fresh temp dir for the duration, then restore and delete it."""
+    previous = os.environ.get("N2F_HOME")
+    folder = tempfile.mkdtemp(prefix="n2f-bench-")
+    os.environ["N2F_HOME"] = folder
+    try:
+        yield folder
+    finally:
+        if previous is None:
+            os.environ.pop("N2F_HOME", None)
+        else:
+            os.environ["N2F_HOME"] = previous
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class RunTiming:
+    items: int
+    seconds: float
+    calls: int  # model calls that reached the backend's server (0 for offline backends)
+
+
+async def timed_run(
+    engine: str, settings: Sequence[str], model: str, limit: int | None, concurrency: int, config: Config = Config()
+) -> RunTiming:
+    """Run items the way ``n2f run`` does, timing ``runner.run`` alone (not item generation).
+
+    A fixed Config keeps the figures independent of the user's config file.
+    """
+    prepared = await api.prepare_run(engine, settings, model=model, limit=limit, concurrency=concurrency, config=config)
+    try:
+        started = time.perf_counter()
+        progress = await prepared.runner.run()
+        seconds = time.perf_counter() - started
+    finally:
+        prepared.store.close()
+        await prepared.backend.aclose()
+    if progress.errors:
+        raise RuntimeFailure(f"bench: {progress.errors} {engine} item(s) ended in status error")
+    return RunTiming(items=progress.done, seconds=seconds, calls=getattr(prepared.backend, "calls", 0))
+
+
+# ------------------------------------------------------------------------ engines
+
+
+def check_engines(names: Sequence[str]) -> list[str]:
+    """The engines to bench (all by default); an unknown name fails before anything runs."""
+    for name in names:
+        get_engine(name)
+    return list(dict.fromkeys(names)) or list(engine_names())
+
+
+def max_rss_mb() -> float:
+    """Peak resident set of this process; Linux reports KiB, macOS bytes."""
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return rss / (1 << 20) if sys.platform == "darwin" else rss / 1024
+
+
+def bench_engine(engine: str, limit: int | None = None, concurrency: int = 8) -> EngineFigures:
+    """Time one untraced run, then trace the heap over a second run of the same items.
+
+    Two runs because tracemalloc slows allocation-heavy code (dedc: 3-4x), and the timing
+    must not pay for the memory measurement. The timed run goes first, cold, as a
+    person's ``n2f run`` is: a second run would find the engines' per-process caches
+    (parsed gold answers) filled and look faster than any real run.
+    """
+    settings = DEFAULT_LOADS.get(engine, ())
+    with scratch_home():
+        timing = asyncio.run(timed_run(engine, settings, "sim", limit, concurrency))
+        tracemalloc.start()
+        try:
+            asyncio.run(timed_run(engine, settings, "sim", limit, concurrency))
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    return EngineFigures(
+        engine=engine,
+        settings=settings,
+        items=timing.items,
+        seconds=round(timing.seconds, 3),
+        items_per_s=round(timing.items / timing.seconds, 1) if timing.seconds > 0 else 0.0,
+        peak_heap_mb=round(peak / (1 << 20), 1),
+        max_rss_mb=round(max_rss_mb(), 1),
+    )
+
+
+# -------------------------------------------------------------------- concurrency
+
+
+CHAT_REPLY = json.dumps({
+    "id": "chatcmpl-bench",
+    "object": "chat.completion",
+    "created": 0,
+    "model": STUB_MODEL,
+    "choices": [{"index": 0, "message": {"role": "assistant", "content": "bench reply"}, "finish_reason": "stop"}],
+    "usage": {"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": 3},
+}).encode()
+
+
+class LatencyStub:
+    """A minimal OpenAI-compatible server on loopback: every request gets one fixed reply after ``latency``.
+
+    Plain asyncio HTTP/1.1 with keep-alive, so the client's connection pool behaves as
+    against a real server. It lives here rather than in tests because it is part of
+    what ``n2f bench`` runs.
+    """
+
+    def __init__(self, latency: float):
+        self.latency = latency
+        self._server: asyncio.AbstractServer | None = None
+
+    @property
+    def base_url(self) -> str:
+        assert self._server is not None, "stub not started"
+        port = self._server.sockets[0].getsockname()[1]
+        return f"http://127.0.0.1:{port}/v1"
+
+    async def __aenter__(self) -> "LatencyStub":
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0, backlog=1024)
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        assert self._server is not None
+        self._server.close()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                await reader.readexactly(content_length(head))
+                await asyncio.sleep(self.latency)
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                             b"Content-Length: %d\r\n\r\n%s" % (len(CHAT_REPLY), CHAT_REPLY))
+                await writer.drain()
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
+            pass  # the client closed its connection
+        finally:
+            writer.close()
+
+
+def content_length(head: bytes) -> int:
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            return int(value.strip() or 0)
+    return 0
+
+
+def serve_stub(latency: float) -> None:
+    """Entry point of the stub's own process: print the base URL, serve until stdin closes."""
+
+    async def main() -> None:
+        async with LatencyStub(latency) as stub:
+            print(stub.base_url, flush=True)
+            await asyncio.to_thread(sys.stdin.read)
+
+    asyncio.run(main())
+
+
+@contextlib.contextmanager
+def stub_process(latency: float) -> Iterator[str]:
+    """Run the stub in a child process and yield its base URL.
+
+    A real server never shares our CPU: in this process the stub's own work would be
+    charged to the client (on a 2-core machine that halved the measured efficiency).
+    """
+    child = subprocess.Popen(
+        [sys.executable, "-c", f"from sessions.bench import serve_stub; serve_stub({float(latency)!r})"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )
+    assert child.stdin is not None and child.stdout is not None
+    try:
+        url = child.stdout.readline().strip()
+        if not url.startswith("http://"):
+            raise RuntimeFailure("bench: the latency stub did not start")
+        yield url
+    finally:
+        child.stdin.close()
+        try:
+            child.wait(5)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+
+
+def concurrency_point(base_url: str, concurrency: int, items: int, latency: float) -> ConcurrencyFigures:
+    """``items`` dedc items at ``-j concurrency`` through the OpenAI backend.
+
+    Each point gets its own scratch home, hence an empty response cache: a reply cached
+    by an earlier point would skip the server and inflate the figure. dedc repeats its
+    items to reach ``items``.
+    """
+    base = len(api.build_items("dedc", (), api.DEFAULT_SEED)[2])
+    settings = (f"repeat={-(-items // base)}",)
+    with scratch_home():
+        timing = asyncio.run(timed_run("dedc", settings, f"openai:{STUB_MODEL}@{base_url}", items, concurrency, STUB_CONFIG))
+    ideal = concurrency / latency
+    rate = timing.calls / timing.seconds if timing.seconds > 0 else 0.0
+    return ConcurrencyFigures(
+        concurrency=concurrency,
+        items=timing.items,
+        calls=timing.calls,
+        seconds=round(timing.seconds, 3),
+        calls_per_s=round(rate, 1),
+        ideal_per_s=round(ideal, 1),
+        efficiency=round(rate / ideal, 3),
+    )
+
+
+def bench_concurrency(plan: Sequence[tuple[int, int]] = DEFAULT_PLAN, latency: float = DEFAULT_LATENCY) -> list[ConcurrencyFigures]:
+    """Throughput at each (concurrency, items) as a fraction of ``concurrency / latency``."""
+    if latency <= 0:
+        raise InputError("bench latency must be positive")
+    with stub_process(latency) as base_url:
+        concurrency_point(base_url, 1, 1, latency)  # warm-up: the client's ~1 s of first-call imports is not throughput
+        return [concurrency_point(base_url, j, n, latency) for j, n in plan]
+
+
+def run_bench(engines: Sequence[str] = (), limit: int | None = None, concurrency_check: bool = True) -> BenchReport:
+    """Every requested engine (all by default), then the concurrency check unless skipped."""
+    if limit is not None and limit < 1:
+        raise InputError("-n must be at least 1")
+    report = BenchReport()
+    for engine in check_engines(engines):
+        report.engines.append(bench_engine(engine, limit))
+    if concurrency_check:
+        report.concurrency = bench_concurrency()
+    return report
