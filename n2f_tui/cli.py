@@ -54,7 +54,7 @@ def build_parser() -> Parser:
 
     p = sub.add_parser("run", help="run a benchmark headless")
     engine_options(p)
-    p.add_argument("-m", "--model", default=None, help="sim[:k=v,...] | oracle | replay:FILE | openai:MODEL[@URL]")
+    p.add_argument("-m", "--model", default=None, help="sim[:k=v,...] | oracle | replay:FILE | local[:PATH.gguf] | openai:MODEL[@URL]")
     p.add_argument("-n", "--limit", type=int, default=None, help="only the first N items")
     p.add_argument("-j", "--concurrency", type=int, default=None, help="items in flight at once")
     p.add_argument("--name", default="", help="a name to refer to the run by")

