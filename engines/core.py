@@ -342,6 +342,9 @@ class Engine(Protocol):
     def templates(self, settings: Any) -> dict[str, str]:
         """Default prompt templates by name (editable by the user)."""
 
+    def model_params(self, settings: Any) -> dict[str, Any]:
+        """The sampling parameters every model step sends (recorded in the run for reproduction)."""
+
     def next_step(
         self, item: Item, settings: Any, outputs: Sequence[str], templates: Mapping[str, str] | None = None
     ) -> Step | None:

@@ -72,13 +72,10 @@ def package_versions() -> dict[str, str]:
 def reproduction_meta(engine: Engine, settings: Any, templates: Mapping[str, str]) -> dict[str, Any]:
     """What a reader needs, beyond the templates themselves, to tell whether two runs asked the same thing:
     a short fingerprint per prompt template and the sampling parameters every model step sends."""
-    meta: dict[str, Any] = {
+    return {
         "template_hashes": {name: hashlib.sha256(text.encode("utf-8")).hexdigest() for name, text in templates.items()},
+        "params": dict(engine.model_params(settings)),
     }
-    model_params = getattr(engine, "model_params", None)  # engines built on PackageEngine; test doubles may lack it
-    if model_params is not None:
-        meta["params"] = dict(model_params(settings))
-    return meta
 
 
 async def prepare_run(

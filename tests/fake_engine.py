@@ -24,6 +24,9 @@ class FakeEngine:
         return [Item(id=f"fake-{i}", engine="fake", inputs={"question": f"q{i}"}, gold={"answer": f"a{i}"}, meta={"k": i % 3})
                 for i in range(settings.count)]
 
+    def model_params(self, settings):
+        return {}
+
     def templates(self, settings):
         return {"answer": "Q: {question}"}
 

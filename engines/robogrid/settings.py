@@ -43,26 +43,15 @@ def _values(name: str, raw: str) -> list[str]:
     return list(dict.fromkeys(values))
 
 
-def _ints(name: str, raw: str, lo: int, hi: int) -> list[int]:
+def _numbers(name: str, raw: str, lo: float, hi: float, kind: type = int) -> list:
+    """A comma-separated list of ``kind`` (int or float) values, each within lo..hi."""
     out = []
     for v in _values(name, raw):
         try:
-            number = int(v)
+            number = kind(v)
         except ValueError:
-            raise SettingsError(f"setting {name}: expected integers {lo}..{hi}, got {v!r}") from None
-        if not lo <= number <= hi:
-            raise SettingsError(f"setting {name}: {number} is outside {lo}..{hi}")
-        out.append(number)
-    return out
-
-
-def _floats(name: str, raw: str, lo: float, hi: float) -> list[float]:
-    out = []
-    for v in _values(name, raw):
-        try:
-            number = float(v)
-        except ValueError:
-            raise SettingsError(f"setting {name}: expected numbers {lo}..{hi}, got {v!r}") from None
+            noun = "integers" if kind is int else "numbers"
+            raise SettingsError(f"setting {name}: expected {noun} {lo:g}..{hi:g}, got {v!r}") from None
         if not lo <= number <= hi:
             raise SettingsError(f"setting {name}: {number:g} is outside {lo:g}..{hi:g}")
         out.append(number)
@@ -106,9 +95,9 @@ class RobogridSettings:
         """Every combination of the list-valued knobs, in a stable order."""
         grid = itertools.product(
             _choices("task", self.task, TASKS),
-            _ints("depth", self.depth, 2, 20),
-            _floats("else_prob", self.else_prob, 0.0, 1.0),
-            _ints("expr_depth", self.expr_depth, 1, 3),
+            _numbers("depth", self.depth, 2, 20),
+            _numbers("else_prob", self.else_prob, 0.0, 1.0, float),
+            _numbers("expr_depth", self.expr_depth, 1, 3),
             _choices("style", self.style, STYLES),
             _choices("lexicon", self.lexicon, LEXICONS),
         )
