@@ -3,28 +3,51 @@
 Item ids are ``<level>-o<id>-<depth>x<breadth>-g<gid>`` (level easy, medium or hard, as
 the released results files name it; base ids repeat across the four base shapes), so
 the results CSVs (``id``, ``base_depth``, ``base_breadth``, ``subid`` columns) replay
-onto them. ``task=self-contained`` gives each val/test item an edge-set cover from the same
-base's train items as shots, as the released ``*_10_fixed_*`` files do. Gold answers are
-not released, so without an endpoint these items are scored
-structurally. The sub-pattern edges are not in the files either; they are recovered
-per base instance by matching each sub-pattern's relation triples to the full
-pattern's (same property, same constant entities where both have one).
+onto them. Gold answers are not released, so without an endpoint these items are
+scored structurally.
+
+Sub-pattern edges come from the file's ``powersetgraphs``: one networkx node-link graph
+per base shape whose node ``gid`` holds that sub-pattern as a graph of placeholders
+(its links are the strict sub-pattern relation). A placeholder edge ``?p1qb<j>d<k>``
+is branch ``j``, counted from the outer end, so its level from the centre is
+``max_depth + 1 - k``; edge ids are ``branch.level`` as for generated items. An item's
+edges are those of node ``gid`` in its base shape's graph.
+
+``task=self-contained`` gives each val/test item shots from the same base's train items,
+chosen as the authors' generator of the released ``*_10_fixed_*`` files does, without its
+random parts: a greedy exact (disjoint) edge cover, largest sub-pattern first; then, if
+the target joins branches or chains edges and no shot does, one shot that does.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
-from engines.compost.generate import edge_cover
+from engines.compost.generate import SHOTS_CAP, edge_id
 from engines.compost.parse import QueryError, parse_query
 from engines.compost.settings import CompostSettings
 from engines.core import DataError, Item
 
 LEVELS = {"easy": "easy", "medium": "medium", "max": "hard", "hard": "hard"}
 _NAME = re.compile(r"compositionality_subgraph_(easy|medium|max|hard)")
+_EDGE_LABEL = re.compile(r"\?p\d+qb(\d+)d(\d+)")
+
+Shape = tuple[int, int]  # (depth, breadth) of a base pattern
+
+
+@dataclass(frozen=True)
+class PowersetNode:
+    """One node of a powersetgraph: a sub-pattern of the base shape, by edge ids ``branch.level``."""
+
+    gid: int
+    edges: frozenset[str]
+    depth: int
+    breadth: int
 
 
 def level_of(path: Path) -> str:
@@ -32,6 +55,42 @@ def level_of(path: Path) -> str:
     if not m:
         raise DataError(f"{path}: expected a compositionality_subgraph_<easy|medium|max>.json file")
     return LEVELS[m.group(1)]
+
+
+def edge_of(label: str, max_depth: int) -> str:
+    """The ``branch.level`` id of a placeholder edge label such as ``?p1qb2d3``."""
+    m = _EDGE_LABEL.fullmatch(label)
+    if not m:
+        raise DataError(f"unexpected edge label {label!r} in a powersetgraph")
+    return edge_id((int(m.group(1)), max_depth + 1 - int(m.group(2))))
+
+
+def lattices(data: dict[str, Any]) -> dict[Shape, dict[int, PowersetNode]]:
+    """Every base shape's sub-patterns by gid, read from the file's ``powersetgraphs``."""
+    out: dict[Shape, dict[int, PowersetNode]] = {}
+    for shape in data.get("powersetgraphs", []):
+        depth = int(shape["max_depth"])
+        nodes: dict[int, PowersetNode] = {}
+        for node in json.loads(shape["powersetgraph"])["nodes"]:
+            edges = frozenset(edge_of(link["label"], depth) for link in json.loads(node["graphjson"])["links"])
+            if len(edges) != node["num_edges"]:
+                raise DataError(f"powersetgraph {depth}x{shape['max_breadth']} gid {node['gid']}: "
+                                f"{len(edges)} distinct edges, num_edges {node['num_edges']}")
+            nodes[int(node["gid"])] = PowersetNode(int(node["gid"]), edges, int(node["depth"]), int(node["breadth"]))
+        out[(depth, int(shape["max_breadth"]))] = nodes
+    return out
+
+
+def node_of(r: dict[str, Any], shapes: dict[Shape, dict[int, PowersetNode]]) -> PowersetNode:
+    """The record's node in its base shape's powersetgraph, checked against the record's own counts."""
+    node = shapes.get((r["base_depth"], r["base_breadth"]), {}).get(r["gid"])
+    if node is None:
+        raise DataError(f"item {r['id']}/{r['gid']}: no gid {r['gid']} in the {r['base_depth']}x{r['base_breadth']} "
+                        f"powersetgraph")
+    if (len(node.edges), node.depth, node.breadth) != (r["num_edges"], r["depth"], r["breadth"]):
+        raise DataError(f"item {r['id']}/{r['gid']}: num_edges/depth/breadth {r['num_edges']}/{r['depth']}/"
+                        f"{r['breadth']} but the powersetgraph has {len(node.edges)}/{node.depth}/{node.breadth}")
+    return node
 
 
 def load_official(settings: CompostSettings) -> list[Item]:
@@ -44,69 +103,85 @@ def load_official(settings: CompostSettings) -> list[Item]:
     records = [(split, r) for split in ("train", "val", "test") for r in data.get(split, [])]
     if not records:
         raise DataError(f"{path}: no train/val/test items")
-    parsed: dict[tuple, list[tuple[str, str, str]]] = {}
-    for _, r in records:
-        try:
-            parsed[_key(r)] = parse_query(r["query"]).triples
-        except (QueryError, KeyError) as exc:
-            raise DataError(f"{path}: item {r.get('id')}/{r.get('gid')}: {exc}") from None
-    edges = _edges(records, parsed)
+    try:
+        shapes = lattices(data)
+        entries = [(split, r, node_of(r, shapes), parse_query(r["query"]).triples) for split, r in records]
+    except (QueryError, KeyError, TypeError, ValueError) as exc:
+        raise DataError(f"{path}: {exc}") from None
+    train: dict[str, list[tuple[dict, PowersetNode]]] = defaultdict(list)
+    for split, r, node, _ in entries:
+        if split == "train":
+            train[_base(r)].append((r, node))
     items = []
-    for split, r in records:
+    for split, r, node, triples in entries:
         if settings.split != "all" and split != settings.split:
             continue
         if settings.task == "self-contained" and split == "train":
             continue
-        key = _key(r)
-        base = f"o{r['id']}-{r['base_depth']}x{r['base_breadth']}"
+        base = _base(r)
         meta: dict[str, Any] = {k: r.get(k) for k in ("gid", "depth", "breadth", "base_depth", "base_breadth",
                                                      "num_edges", "num_edges_full", "num_nodes")}
         meta.update(split=split, base=base, level=level, task=settings.task, source="official",
-                    full=r.get("gid") == r.get("subgraphs"), edges=edges.get(key))
+                    full=r["gid"] == r.get("subgraphs"), edges=sorted(node.edges))
+        shots = _shots(r, node, train[base]) if settings.task == "self-contained" else []
         items.append(Item(id=f"{level}-{base}-g{r['gid']}", engine="compost",
-                          inputs={"question": r["question"], "shots": _shots(r, records, edges, settings)},
-                          gold={"query": r["query"], "triples": [list(t) for t in parsed[key]],
+                          inputs={"question": r["question"], "shots": shots},
+                          gold={"query": r["query"], "triples": [list(t) for t in triples],
                                 "result": r.get("result")}, meta=meta))
     return items
 
 
-def _shots(r: dict, records: list[tuple[str, dict]], edges: dict, settings: CompostSettings) -> list[dict]:
-    """Self-contained task: an edge-set cover of the target from the same base's train items."""
-    mine = edges.get(_key(r))
-    if settings.task != "self-contained" or not mine:
-        return []
-    train = [rec for split, rec in records if split == "train" and _key(rec)[:3] == _key(r)[:3] and edges.get(_key(rec))]
-    picked = edge_cover(frozenset(mine), [(frozenset(edges[_key(rec)]), i) for i, rec in enumerate(train)])
-    return [{"question": train[i]["question"], "query": train[i]["query"]} for i in picked]
+def _base(r: dict[str, Any]) -> str:
+    return f"o{r['id']}-{r['base_depth']}x{r['base_breadth']}"
 
 
-def _key(r: dict) -> tuple:
-    return (r["id"], r["base_depth"], r["base_breadth"], r["gid"])
+def _shots(r: dict[str, Any], node: PowersetNode, train: list[tuple[dict, PowersetNode]]) -> list[dict[str, str]]:
+    """Self-contained shots for ``r`` from its base's train items (never one with the same question or query)."""
+    pool = {n.gid: (t, n) for t, n in train if t["question"] != r["question"] and t["query"] != r["query"]}
+    picked = self_contained_cover(node, [n for _, n in pool.values()])
+    return [{"question": pool[n.gid][0]["question"], "query": pool[n.gid][0]["query"]} for n in picked]
 
 
-def _signature(t: tuple[str, str, str]) -> tuple[str, str, str]:
-    return (t[0] if not t[0].startswith("?") else "?", t[1], t[2] if not t[2].startswith("?") else "?")
+def self_contained_cover(target: PowersetNode, candidates: list[PowersetNode]) -> list[PowersetNode]:
+    """The released shot choice without its random parts; at most ``SHOTS_CAP`` shots, cover first.
+
+    Greedy exact cover: candidates by size (then by the smaller of depth and breadth, then
+    gid), each taken when it lies inside the target and shares no edge with those taken.
+    """
+    order = sorted(candidates, key=lambda n: (-len(n.edges), -min(n.depth, n.breadth), n.gid))
+    chosen: list[PowersetNode] = []
+    covered: frozenset[str] = frozenset()
+    for n in order:
+        if covered == target.edges:
+            break
+        if n.edges <= target.edges and not n.edges & covered:
+            chosen.append(n)
+            covered |= n.edges
+    return (chosen + _shape_shots(target, chosen, order))[:SHOTS_CAP]
 
 
-def _edges(records: list[tuple[str, dict]], parsed: dict) -> dict[tuple, list[str] | None]:
-    """Edge ids of each sub-pattern: indices of the full pattern's relation triples it matches."""
-    full = {_key(r)[:3]: _key(r) for _, r in records if r.get("gid") == r.get("subgraphs")}
-    out: dict[tuple, list[str] | None] = {}
-    for _, r in records:
-        base = full.get(_key(r)[:3])
-        if base is None:
-            out[_key(r)] = None
-            continue
-        full_rel = [t for t in parsed[base] if not t[1].endswith("#type>")]
-        mine = [t for t in parsed[_key(r)] if not t[1].endswith("#type>")]
-        chosen: list[str] = []
-        for t in mine:
-            p = t[1]
-            cands = [k for k, f in enumerate(full_rel) if f[1] == p and str(k) not in chosen
-                     and all(a == "?" or b == "?" or a == b for a, b in zip(_signature(t), _signature(f)))]
-            if not cands:
-                chosen = []
-                break
-            chosen.append(str(cands[0]))
-        out[_key(r)] = chosen or None
-    return out
+def _shape_shots(target: PowersetNode, chosen: list[PowersetNode], order: list[PowersetNode]) -> list[PowersetNode]:
+    """Shots showing a join of branches / a chain of edges when the target has one and no chosen shot does.
+
+    One shot with both if a sub-pattern of the target has both; otherwise one of each
+    that is needed, a sub-pattern of the target where there is one, else any train item.
+    """
+    wide = target.breadth > 1 and all(n.breadth == 1 for n in chosen)
+    deep = target.depth > 1 and all(n.depth == 1 for n in chosen)
+    inside = [n for n in order if n.edges <= target.edges and n not in chosen]
+    if wide and deep:
+        both = next((n for n in inside if n.breadth > 1 and n.depth > 1), None)
+        if both is not None:
+            return [both]
+    wants: list[Callable[[PowersetNode], bool]] = []
+    if wide:
+        wants.append(lambda n: n.breadth > 1)
+    if deep:
+        wants.append(lambda n: n.depth > 1)
+    extra: list[PowersetNode] = []
+    for want in wants:
+        pick = next((n for pool in (inside, order) for n in pool
+                     if want(n) and n not in chosen and n not in extra), None)
+        if pick is not None:
+            extra.append(pick)
+    return extra
