@@ -21,8 +21,8 @@ import time
 COLD_LOAD = """
 import time
 t = time.perf_counter()
-from sessions.sparql import embedded_store
-store = embedded_store()
+from sessions.sparql import embedded_worker
+embedded_worker().start()
 print(time.perf_counter() - t)
 """
 
@@ -30,9 +30,9 @@ SCORE = """
 import asyncio, time
 from engines.compost import ENGINE
 from engines.compost.settings import CompostSettings
-from sessions.sparql import embedded_store, sparql
+from sessions.sparql import embedded_worker, sparql
 items = ENGINE.items(CompostSettings(), 0)
-embedded_store()
+embedded_worker().start()
 async def main():
     t = time.perf_counter()
     for item in items:

@@ -1,8 +1,8 @@
 """The ``sparql`` tool: run a model's query and the gold query, read-only, with limits.
 
 compost's second step is ``Step(kind="tool", tool="sparql")``; this executes it. By
-default queries run on the knowledge graph bundled with the engine, loaded once per
-process into an in-memory pyoxigraph store; with an ``endpoint`` URL they go to a
+default queries run on the knowledge graph bundled with the engine, loaded into an
+in-memory pyoxigraph store in a child process; with an ``endpoint`` URL they go to a
 SPARQL 1.1 endpoint over HTTP instead. Either way the output is JSON
 ``{"gold": {...}, "output": {...}, "backend": ...}`` where each side is
 ``{"vars", "rows", "truncated"}`` or ``{"error"}``, so scoring stays a pure function
@@ -10,39 +10,42 @@ of stored outputs.
 
 Safety. Only queries are run, never updates: ``SERVICE``, ``FROM`` and update
 keywords are refused by looking at keyword tokens (text inside IRIs, strings and
-comments does not count), and pyoxigraph's ``Store.query`` itself rejects updates.
-pyoxigraph cannot cancel a query, so each one runs in a daemon thread that stops at
-the row cap or the deadline between rows; a basic graph pattern that falls apart into
-more than ``MAX_COMPONENTS`` unconnected parts (a cross product that could block
-inside a single row) is refused up front.
+comments does not count), and pyoxigraph's ``Store.query`` itself rejects updates. A
+basic graph pattern that falls apart into more than ``MAX_COMPONENTS`` unconnected
+parts (a cross product) is refused up front. pyoxigraph cannot cancel a query, so the
+embedded graph is queried in a child process (``sessions.sparql_worker``) that is
+killed when a query overruns its timeout: the work really stops, and the next query
+gets a fresh child. Before a run on an endpoint starts, ``preflight`` asks it
+``ASK {}`` so that a wrong URL fails at once instead of as an error on every item.
 """
 
 from __future__ import annotations
 
 import asyncio
-import gzip
+import atexit
+import http.client
 import json
-import queue
 import threading
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from concurrent.futures import Future
 from typing import Any, Mapping
 
 from engines.compost.kg import KG_PATH
 from engines.compost.parse import QueryError, forbidden_clauses, parse_query
 from sessions.backends.base import BackendError
+from sessions.errors import InputError
+from sessions.sparql_worker import QueryWorker, WorkerError
 
 SPARQL = "sparql"
 MAX_COMPONENTS = 3
 DEFAULT_TIMEOUT = 5.0
 DEFAULT_ROW_CAP = 10_000
 GOLD_CACHE_SIZE = 4096
+PREFLIGHT_TIMEOUT = 3.0
 
-_store: Any = None
-_store_lock = threading.Lock()
+_worker: QueryWorker | None = None
+_worker_lock = threading.Lock()
 _gold_cache: dict[tuple[str, str, int], dict[str, Any]] = {}
 
 
@@ -50,18 +53,14 @@ class Refused(Exception):
     """The query is not allowed to run; the message says why."""
 
 
-def embedded_store() -> Any:
-    """The bundled graph in an in-memory pyoxigraph store, loaded on first use (about 1 s)."""
-    global _store
-    with _store_lock:
-        if _store is None:
-            import pyoxigraph
-
-            store = pyoxigraph.Store()
-            with gzip.open(KG_PATH, "rb") as fh:
-                store.load(fh.read(), pyoxigraph.RdfFormat.N_TRIPLES)
-            _store = store
-    return _store
+def embedded_worker() -> QueryWorker:
+    """The process's query child for the bundled graph (started at its first query, stopped at exit)."""
+    global _worker
+    with _worker_lock:
+        if _worker is None:
+            _worker = QueryWorker(KG_PATH)
+            atexit.register(_worker.close)
+    return _worker
 
 
 def check(query: str) -> None:
@@ -100,25 +99,6 @@ def components(triples: list[tuple[str, str, str]]) -> int:
     return len({find(i) for i in range(len(triples))})
 
 
-def _run_embedded(query: str, row_cap: int, deadline: float) -> dict[str, Any]:
-    results = embedded_store().query(query)
-    if isinstance(results, bool) or type(results).__name__ == "QueryBoolean":
-        return {"vars": [], "rows": [[str(bool(results)).lower()]], "truncated": False}
-    variables = [v.value for v in getattr(results, "variables", [])]
-    if not variables:
-        raise Refused("only SELECT and ASK queries are evaluated")
-    rows: list[list[str | None]] = []
-    truncated = False
-    for solution in results:
-        if len(rows) >= row_cap:
-            truncated = True
-            break
-        if time.monotonic() > deadline:
-            raise TimeoutError
-        rows.append([None if solution[v] is None else str(solution[v]) for v in variables])
-    return {"vars": variables, "rows": rows, "truncated": truncated}
-
-
 def _term(binding: Mapping[str, str]) -> str:
     """An endpoint's JSON binding in the N-Triples form pyoxigraph prints."""
     value, kind = binding.get("value", ""), binding.get("type")
@@ -135,7 +115,8 @@ def _term(binding: Mapping[str, str]) -> str:
     return f'"{escaped}"'
 
 
-def _run_endpoint(url: str, query: str, row_cap: int, timeout: float) -> dict[str, Any]:
+def _post(url: str, query: str, timeout: float) -> dict[str, Any]:
+    """The endpoint's SPARQL JSON answer; Refused when it answers something else, BackendError when it does not answer."""
     body = urllib.parse.urlencode({"query": query}).encode()
     request = urllib.request.Request(url, data=body, method="POST", headers={
         "Accept": "application/sparql-results+json",
@@ -146,11 +127,18 @@ def _run_endpoint(url: str, query: str, row_cap: int, timeout: float) -> dict[st
     except urllib.error.HTTPError as exc:
         detail = exc.read().decode("utf-8", "replace")[:300]
         raise Refused(f"endpoint {url} answered HTTP {exc.code}: {detail}") from None
-    except (urllib.error.URLError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
+    except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:  # no HTTP answer at all
+        reason = getattr(exc, "reason", exc) or type(exc).__name__
         raise BackendError(f"SPARQL endpoint {url} is unreachable: {reason}") from None
     except ValueError as exc:
         raise Refused(f"endpoint {url} did not return SPARQL JSON results: {exc}") from None
+    if not isinstance(data, dict):
+        raise Refused(f"endpoint {url} did not return SPARQL JSON results: a JSON {type(data).__name__}")
+    return data
+
+
+def _run_endpoint(url: str, query: str, row_cap: int, timeout: float) -> dict[str, Any]:
+    data = _post(url, query, timeout)
     if "boolean" in data:
         return {"vars": [], "rows": [[str(bool(data["boolean"])).lower()]], "truncated": False}
     variables = list(data.get("head", {}).get("vars", []))
@@ -159,58 +147,41 @@ def _run_endpoint(url: str, query: str, row_cap: int, timeout: float) -> dict[st
     return {"vars": variables, "rows": rows, "truncated": len(bindings) > row_cap}
 
 
-class _Worker:
-    """A daemon thread running queries one at a time (an abandoned query never blocks exit).
-
-    Reused across queries because most take well under a millisecond and starting a
-    thread for each would cost more than the query. A worker whose query overran its
-    deadline may still be inside pyoxigraph, so it is retired and a fresh one started.
-    """
-
-    def __init__(self) -> None:
-        self.jobs: queue.SimpleQueue = queue.SimpleQueue()
-        threading.Thread(target=self._loop, daemon=True, name="sparql-query").start()
-
-    def _loop(self) -> None:
-        while True:
-            fn, future = self.jobs.get()
-            try:
-                future.set_result(fn())
-            except BaseException as exc:  # handed to the awaiting side
-                future.set_exception(exc)
-
-
-_idle: list[_Worker] = []
-
-
-async def _in_thread(fn: Any, timeout: float) -> Any:
-    """Run ``fn`` on an idle worker with a deadline; a worker still busy afterwards is not reused."""
-    worker = _idle.pop() if _idle else _Worker()
-    future: Future = Future()
-    worker.jobs.put((fn, future))
+def _check_endpoint(url: str, timeout: float) -> None:
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise InputError(f"SPARQL endpoint {url!r} is not an http(s) URL")
     try:
-        return await asyncio.wait_for(asyncio.wrap_future(future), timeout)
-    finally:
-        if future.done():  # otherwise the worker is still inside a query: retire it
-            _idle.append(worker)
+        data = _post(url, "ASK {}", timeout)
+    except (Refused, BackendError) as exc:
+        raise InputError(f"{exc} (checked with ASK {{}} before the run)") from None
+    if not isinstance(data.get("boolean"), bool):
+        raise InputError(f"SPARQL endpoint {url} did not answer ASK {{}} with a SPARQL boolean result")
+
+
+async def preflight(url: str, timeout: float = PREFLIGHT_TIMEOUT) -> None:
+    """Fail with InputError unless the endpoint answers ``ASK {}`` with SPARQL JSON within ``timeout``."""
+    await asyncio.to_thread(_check_endpoint, url, timeout)
 
 
 async def execute(query: str, endpoint: str, timeout: float, row_cap: int) -> dict[str, Any]:
-    """One side of the comparison: rows or an error the model is to blame for."""
+    """One side of the comparison: rows or an error the model is to blame for.
+
+    An endpoint query is bounded by its socket timeout (a slow answer is the server's
+    work, not ours); an embedded one by killing the query process.
+    """
     try:
         check(query)
         if endpoint:
-            return await _in_thread(lambda: _run_endpoint(endpoint, query, row_cap, timeout), timeout + 1)
-        deadline = time.monotonic() + timeout
-        return await _in_thread(lambda: _run_embedded(query, row_cap, deadline), timeout)
+            return await asyncio.wait_for(asyncio.to_thread(_run_endpoint, endpoint, query, row_cap, timeout),
+                                          timeout + 1)
+        return await asyncio.to_thread(embedded_worker().query, query, row_cap, timeout)
     except Refused as exc:
         return {"error": str(exc)}
     except (asyncio.TimeoutError, TimeoutError):
         return {"error": f"timed out after {timeout:g} s"}
-    except SyntaxError as exc:
-        return {"error": f"syntax error: {exc}"}
-    except OSError as exc:
-        return {"error": f"query failed: {exc}"}
+    except WorkerError as exc:
+        raise BackendError(f"{SPARQL}: {exc}") from None
 
 
 async def sparql(payload: Mapping[str, Any]) -> str:

@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
 import subprocess
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
 import pytest
 
+import sessions.sparql as sparql_module
 from sessions.backends.base import BackendError
-from sessions.sparql import MAX_COMPONENTS, components, sparql
+from sessions.sparql import MAX_COMPONENTS, components, embedded_worker, sparql
+from sessions.sparql_worker import QueryWorker, WorkerError
 from sessions.tools import TOOLS
 
 GOLD = ("SELECT ?result WHERE { ?result <http://dbpedia.org/ontology/deathPlace> "
@@ -53,17 +58,74 @@ def test_row_cap_and_syntax_errors():
     assert "syntax error" in run("SELECT ?x WHERE { ?x ")["output"]["error"]
 
 
-def test_a_slow_query_is_stopped_by_its_timeout():
-    """In a child process: pyoxigraph cannot cancel, so the abandoned query thread runs on until exit."""
+# Three unconnected parts pass the component check; the FILTER makes pyoxigraph walk the
+# whole product (~10^15 rows): minutes at least, unless the query process is killed.
+SLOW = "SELECT ?a WHERE { ?a ?p ?b . ?c ?q ?d . ?e ?r ?f . FILTER(STR(?a) = CONCAT(STR(?d), STR(?f))) }"
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_a_slow_query_is_stopped_by_its_timeout_and_its_process_is_gone():
+    worker = embedded_worker()
+    run(GOLD)  # the gold is now cached, the query process started
+    pid = worker.pid
+    started = time.monotonic()
+    assert run(SLOW, timeout=0.3)["output"] == {"error": "timed out after 0.3 s"}
+    assert time.monotonic() - started < 5
+    assert worker.pid is None and not alive(pid)
+    cpu = time.process_time()
+    time.sleep(0.5)
+    assert time.process_time() - cpu < 0.1, "nothing in this process may still be running the query"
+    # the next query gets a fresh process; loading the graph is not charged to its 0.3 s
+    assert run(GOLD.replace("?result", "?x"), timeout=0.3)["output"]["rows"] == run(GOLD)["gold"]["rows"]
+    assert worker.pid not in (None, pid)
+
+
+def test_a_query_process_killed_between_queries_is_replaced():
+    worker = embedded_worker()
+    pid = worker.start()
+    os.kill(pid, signal.SIGKILL)
+    assert run(GOLD.replace("?result", "?y"))["output"]["rows"]
+    assert worker.pid != pid
+
+
+def test_the_query_process_exits_with_its_parent_even_mid_query():
     code = (
-        "import asyncio, json\n"
-        "from sessions.sparql import sparql\n"
-        "slow = 'SELECT ?a WHERE { ?a ?p ?b . ?c ?q ?d . ?e ?r ?f . FILTER(STR(?a) = CONCAT(STR(?d), STR(?f))) }'\n"
-        f"out = json.loads(asyncio.run(sparql({{'query': slow, 'gold': {GOLD!r}, 'timeout': 0.3}})))\n"
-        "print(out['output']['error'])\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                          cwd=Path(__file__).resolve().parents[1])
-    assert "timed out after 0.3 s" in done.stdout, done.stderr
+        "import threading, time\n"
+        "from sessions.sparql import embedded_worker\n"
+        "worker = embedded_worker()\n"
+        "print(worker.start(), flush=True)\n"
+        f"threading.Thread(target=worker.query, args=({SLOW!r}, 10, 600.0), daemon=True).start()\n"
+        "time.sleep(600)\n")
+    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                              cwd=Path(__file__).resolve().parents[1])
+    try:
+        pid = int(parent.stdout.readline())
+        time.sleep(0.5)  # the child is inside the slow query now
+        assert alive(pid)
+    finally:
+        parent.kill()
+        parent.wait()
+    deadline = time.monotonic() + 5
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not alive(pid)
+
+
+def test_a_query_process_that_cannot_load_the_graph_is_an_infrastructure_error(tmp_path, monkeypatch):
+    broken = tmp_path / "kg.nt.gz"
+    broken.write_bytes(b"not gzip")
+    with pytest.raises(WorkerError, match="cannot load kg.nt.gz"):
+        QueryWorker(broken).query(GOLD, 10, 1.0)
+    monkeypatch.setattr(sparql_module, "_worker", QueryWorker(broken))
+    with pytest.raises(BackendError, match="cannot load"):
+        run(GOLD, gold=GOLD.replace("Baghdad", "Basra"))
 
 
 def test_components_counts_unconnected_parts():
