@@ -175,7 +175,7 @@ async def execute(query: str, endpoint: str, timeout: float, row_cap: int) -> di
         if endpoint:
             return await asyncio.wait_for(asyncio.to_thread(_run_endpoint, endpoint, query, row_cap, timeout),
                                           timeout + 1)
-        return await asyncio.to_thread(embedded_worker().query, query, row_cap, timeout)
+        return await asyncio.wrap_future(embedded_worker().submit(query, row_cap, timeout))
     except Refused as exc:
         return {"error": str(exc)}
     except (asyncio.TimeoutError, TimeoutError):

@@ -4,16 +4,16 @@ pyoxigraph cannot cancel a query: one left running in a thread of this process k
 core busy until the process exits. So the bundled graph lives in one small long-lived
 child (this file run as a script): it loads the graph once, says ``{"ready": triples}``,
 then answers each JSON line ``{"query", "row_cap"}`` on stdin with one JSON line on
-stdout, ``{"vars", "rows", "truncated"}`` or ``{"error"}``. The parent sends a query and
-waits up to its timeout; past it, it kills the child (the query dies with it), the
-caller reports the timeout, and the next query starts a fresh child. Queries go one at
-a time; a query's clock starts when it is sent, so waiting behind another query or for a
-fresh child to load the graph is never charged to it.
+stdout, ``{"vars", "rows", "truncated"}`` or ``{"error"}``, in order. The parent
+(``QueryWorker``) waits for each answer up to the query's timeout; past it, it kills the
+child (the query dies with it), the caller reports the timeout, and the queries behind
+it go to a fresh child. A query's clock starts when the child gets to it, so waiting
+behind other queries or for a fresh child to load the graph is never charged to it.
 
 The child reads only the standard library and pyoxigraph, so it starts from the file
-path in isolated mode (``python -I``, like the sandbox server) without importing the project. It ignores Ctrl-C (the parent decides when it
-stops) and exits within half a second of its parent, so a query cannot outlive a
-killed run.
+path in isolated mode (``python -I``, like the sandbox server) without importing the
+project. It ignores Ctrl-C (the parent decides when it stops) and exits within half a
+second of its parent, so a query cannot outlive a killed run.
 
 No disk cache of the loaded graph. An on-disk pyoxigraph store opened read-only is
 ready in 0.014 s instead of the 0.7-0.8 s the in-memory store takes to parse the gzip
@@ -36,6 +36,9 @@ import subprocess
 import sys
 import threading
 import time
+from collections import deque
+from concurrent.futures import Future
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -109,104 +112,215 @@ def serve(graph: Path, requests: BinaryIO, replies: BinaryIO) -> None:
         replies.flush()
 
 
-class QueryWorker:
-    """The parent's handle on the child: one query at a time, a fresh child after a timeout.
+@dataclass
+class _Request:
+    """One query on its way through the child; ``attempts`` counts children it was the head of when they died."""
 
-    Thread-safe and blocking, so any event loop can use it through ``asyncio.to_thread``.
+    line: bytes
+    timeout: float
+    future: Future = field(default_factory=Future)
+    attempts: int = 0
+
+
+def _settle(future: Future, result: Any = None, error: BaseException | None = None) -> None:
+    """Resolve ``future`` unless its caller has given up on it (a cancelled await)."""
+    if future.done():
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)
+
+
+class QueryWorker:
+    """The parent's handle on the child: queries pipelined in order, a fresh child after a timeout.
+
+    ``submit`` writes the request at once and returns a future, so the child goes from one
+    query to the next without waiting for this process (whose threads compete for the
+    GIL) to collect each answer. A reader thread per child collects the answers and
+    keeps the clock: the oldest unanswered query's timeout runs from when it became the
+    oldest (the previous answer, or the child being ready), i.e. roughly from when the
+    child started it. Past it, the reader kills the child, fails that query with
+    TimeoutError, and resends the queries behind it to a fresh child.
     """
 
     def __init__(self, graph: Path, start_timeout: float = START_TIMEOUT) -> None:
         self.graph = graph
         self.start_timeout = start_timeout
         self._proc: subprocess.Popen | None = None
-        self._buffer = b""
-        self._lock = threading.Lock()
+        self._pending: deque[_Request] = deque()
+        self._since = 0.0  # when the oldest pending query's clock started
+        self._cond = threading.Condition()
 
     @property
     def pid(self) -> int | None:
         """The running child's pid (None before the first query and after a kill)."""
-        return self._proc.pid if self._proc is not None else None
+        proc = self._proc  # one read: another thread may replace it
+        return proc.pid if proc is not None else None
 
-    def start(self) -> int:
-        """Start the child if none is running and wait until it has loaded the graph; its pid."""
-        with self._lock:
-            return self._running().pid
+    def submit(self, query: str, row_cap: int, timeout: float) -> Future:
+        """The answer, ``{"vars", "rows", "truncated"}`` or ``{"error"}``, as a future.
+
+        It fails with TimeoutError when the query overran ``timeout`` (its child is
+        killed) and with WorkerError when no child could load the graph.
+        """
+        request = _Request(json.dumps({"query": query, "row_cap": row_cap}).encode() + b"\n", timeout)
+        with self._cond:
+            if not self._pending:
+                self._since = time.monotonic()
+            self._pending.append(request)
+            if self._proc is None:
+                self._spawn()
+            else:
+                self._send(self._proc, request)
+            self._cond.notify_all()
+        return request.future
 
     def query(self, query: str, row_cap: int, timeout: float) -> dict[str, Any]:
-        """The child's answer within ``timeout`` seconds; TimeoutError (child killed) past it.
+        """``submit`` and wait: for callers outside an event loop."""
+        return self.submit(query, row_cap, timeout).result()
 
-        A child found dead is replaced and the query sent once more, so one killed from
-        outside between queries costs nothing; a query that kills its child twice is
-        answered with that as its error.
-        """
-        with self._lock:
-            for _ in range(2):
-                line = self._ask(self._running(), json.dumps({"query": query, "row_cap": row_cap}), timeout)
-                if line:
-                    return json.loads(line)
-                status = self._kill()
-            return {"error": f"query failed: the query process exited (status {status})"}
-
-    def _ask(self, proc: subprocess.Popen, request: str, timeout: float) -> bytes:
-        """Send one request line; the reply line, or b"" when the child is dead."""
-        try:
-            proc.stdin.write(request.encode() + b"\n")
-            proc.stdin.flush()
-            return self._line(proc, timeout)
-        except TimeoutError:
-            self._kill()
-            raise
-        except OSError:
-            return b""
+    def start(self) -> int:
+        """Start the child if none is running and wait until it answers; its pid."""
+        self.query("ASK {}", 1, self.start_timeout)
+        return self.pid
 
     def close(self) -> None:
-        """Stop the child (it also exits by itself when its stdin closes)."""
-        with self._lock:
-            self._kill()
+        """Stop the child; queries still pending fail with WorkerError."""
+        with self._cond:
+            proc, self._proc = self._proc, None
+            pending, self._pending = list(self._pending), deque()
+            self._cond.notify_all()
+        if proc is not None:
+            _stop(proc)
+        for request in pending:
+            _settle(request.future, error=WorkerError("the query process was stopped"))
 
-    def _running(self) -> subprocess.Popen:
-        if self._proc is not None and self._proc.poll() is None:
-            return self._proc
-        self._kill()
-        self._proc = subprocess.Popen(
+    # -- inside the lock
+
+    def _spawn(self) -> None:
+        proc = subprocess.Popen(
             [sys.executable, "-I", os.path.abspath(__file__), str(self.graph)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True)
-        try:
-            hello = json.loads(self._line(self._proc, self.start_timeout) or b'{"fatal": "exited while loading"}')
-        except TimeoutError:
-            self._kill()
-            raise WorkerError(f"the query process did not load the graph within {self.start_timeout:g} s") from None
-        if "fatal" in hello:
-            self._kill()
-            raise WorkerError(f"the query process failed: {hello['fatal']}")
-        return self._proc
+        self._proc = proc
+        for request in self._pending:
+            self._send(proc, request)
+        threading.Thread(target=self._read, args=(proc,), daemon=True, name="sparql-replies").start()
 
-    def _line(self, proc: subprocess.Popen, timeout: float) -> bytes:
-        """The next line from the child, b"" at end of file, TimeoutError after ``timeout`` seconds."""
-        fd = proc.stdout.fileno()
-        deadline = time.monotonic() + timeout
-        while b"\n" not in self._buffer:
+    def _send(self, proc: subprocess.Popen, request: _Request) -> None:
+        """Write one request; a dead child is noticed (and the request resent) by the reader."""
+        try:
+            proc.stdin.write(request.line)
+            proc.stdin.flush()
+        except (OSError, ValueError):  # a broken pipe, or one the reader has just closed
+            pass
+
+    def _replace(self, proc: subprocess.Popen) -> bool:
+        """After ``proc`` ended: a fresh child for the queries still pending. False if ``proc`` was retired."""
+        if self._proc is not proc:
+            return False
+        self._proc = None
+        if self._pending:
+            self._since = time.monotonic()
+            self._spawn()
+        return True
+
+    # -- the reader thread, one per child
+
+    def _read(self, proc: subprocess.Popen) -> None:
+        reader = _Lines(proc.stdout.fileno())
+        hello = reader.line(time.monotonic() + self.start_timeout)
+        fatal = _fatal(hello, self.start_timeout)
+        if fatal:
+            _stop(proc)
+            with self._cond:
+                if self._proc is not proc:
+                    return
+                self._proc = None
+                pending, self._pending = list(self._pending), deque()
+            for request in pending:
+                _settle(request.future, error=WorkerError(f"the query process failed: {fatal}"))
+            return
+        with self._cond:
+            self._since = time.monotonic()
+        while True:
+            with self._cond:
+                while not self._pending and self._proc is proc:
+                    self._cond.wait()
+                if self._proc is not proc:
+                    return
+                deadline = self._since + self._pending[0].timeout
+            line = reader.line(deadline)
+            if not line:  # a timeout (None) or a dead child (b"")
+                _stop(proc)  # before taking the lock: the kill also unblocks a writer stuck on a full pipe
+            if not self._collect(proc, line):
+                return
+
+    def _collect(self, proc: subprocess.Popen, line: bytes | None) -> bool:
+        """Hand an answer (``line``), a timeout (None) or the child's death (b"") to the oldest query.
+
+        False when this reader is done: its child was killed, died or was retired.
+        """
+        with self._cond:
+            if self._proc is not proc or not self._pending:
+                return False
+            head = self._pending[0]
+            if line:
+                self._pending.popleft()
+                self._since = time.monotonic()
+                _settle(head.future, json.loads(line))
+                return True
+            failed: tuple[Future, Any, BaseException | None] | None = None
+            if line is None:
+                failed = (self._pending.popleft().future, None, TimeoutError())
+            else:
+                head.attempts += 1  # the child died under it: once is bad luck, twice is the query
+                if head.attempts >= 2:
+                    error = f"query failed: the query process exited (status {proc.returncode})"
+                    failed = (self._pending.popleft().future, {"error": error}, None)
+            self._replace(proc)
+            if failed is not None:
+                _settle(*failed)
+            return False
+
+
+class _Lines:
+    """Lines from a pipe with a deadline, without Python's buffered reader (which cannot time out)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buffer = b""
+
+    def line(self, deadline: float) -> bytes | None:
+        """The next line; b"" at end of file; None when ``deadline`` (monotonic) passes first."""
+        while b"\n" not in self.buffer:
             remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
-                raise TimeoutError
-            chunk = os.read(fd, READ_CHUNK)
+            if remaining <= 0 or not select.select([self.fd], [], [], remaining)[0]:
+                return None
+            chunk = os.read(self.fd, READ_CHUNK)
             if not chunk:
                 return b""
-            self._buffer += chunk
-        line, self._buffer = self._buffer.split(b"\n", 1)
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
         return line
 
-    def _kill(self) -> int | None:
-        """Kill and reap the child, if any; its exit status."""
-        proc, self._proc, self._buffer = self._proc, None, b""
-        if proc is None:
-            return None
-        proc.kill()
-        status = proc.wait()
-        with contextlib.suppress(OSError):  # unflushed bytes to a dead child
-            proc.stdin.close()
-        proc.stdout.close()
-        return status
+
+def _fatal(hello: bytes | None, start_timeout: float) -> str:
+    """Why the child's first line is not ``{"ready"}`` ("" when it is)."""
+    if hello is None:
+        return f"it did not load the graph within {start_timeout:g} s"
+    if not hello:
+        return "it exited while loading the graph"
+    return str(json.loads(hello).get("fatal", ""))
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """Kill and reap a child and close its pipes."""
+    proc.kill()
+    proc.wait()
+    with contextlib.suppress(OSError):  # unflushed bytes to a dead child
+        proc.stdin.close()
+    proc.stdout.close()
 
 
 def main(argv: list[str]) -> None:
