@@ -87,6 +87,17 @@ def test_a_slow_query_is_stopped_by_its_timeout_and_its_process_is_gone():
     assert worker.pid not in (None, pid)
 
 
+def test_queries_queued_behind_a_timed_out_one_go_to_a_fresh_process():
+    async def together() -> list[dict]:
+        payloads = [{"query": SLOW, "gold": GOLD, "timeout": 0.3}] + [
+            {"query": GOLD.replace("?result", f"?v{i}"), "gold": GOLD, "timeout": 0.3} for i in range(3)]
+        return [json.loads(out)["output"] for out in await asyncio.gather(*(sparql(p) for p in payloads))]
+
+    slow, *fast = asyncio.run(together())
+    assert slow == {"error": "timed out after 0.3 s"}
+    assert all(out["rows"] == run(GOLD)["gold"]["rows"] for out in fast)
+
+
 def test_a_query_process_killed_between_queries_is_replaced():
     worker = embedded_worker()
     pid = worker.start()
