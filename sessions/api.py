@@ -29,7 +29,7 @@ from sessions.errors import InputError
 from sessions.models import make_backend, parse_model_spec
 from sessions.runner import Runner
 from sessions.store import RunStore
-from sessions.tools import tools_meta
+from sessions.tools import preflight_tools, tools_meta
 
 DEFAULT_SEED = 0
 
@@ -101,6 +101,7 @@ async def prepare_run(
     spec = parse_model_spec(model)
     backend = make_backend(spec, engine, seed, config, cache=response_cache(spec.kind))
     await backend.preflight()
+    await preflight_tools(engine.tools, settings)
     chosen = {**engine.templates(settings), **(templates or {})}
     store = RunStore.create(
         engine=engine.name,
@@ -134,6 +135,7 @@ async def prepare_resume(ref: str, concurrency: int | None = None, config: Confi
         spec = parse_model_spec(store.meta["model"])
         backend = make_backend(spec, engine, int(store.meta.get("seed", DEFAULT_SEED)), config, cache=response_cache(spec.kind))
         await backend.preflight()
+        await preflight_tools(engine.tools, settings)
     except BaseException:
         store.close()
         raise

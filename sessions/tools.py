@@ -15,7 +15,7 @@ from typing import Any, Awaitable, Callable, Iterable, Mapping
 from sessions.backends.base import BackendError
 from sessions.errors import RuntimeFailure
 from sessions.sandbox import Limits, SandboxError, shared_sandbox
-from sessions.sparql import SPARQL, sparql
+from sessions.sparql import SPARQL, sparql, preflight as sparql_preflight
 
 Tool = Callable[[Mapping[str, Any]], Awaitable[str]]
 
@@ -85,3 +85,14 @@ def tools_meta(names: Iterable[str]) -> dict[str, Any]:
         except SandboxError as exc:
             raise RuntimeFailure(f"the Python sandbox is not available: {exc}") from None
     return meta
+
+
+async def preflight_tools(names: Iterable[str], settings: Any) -> None:
+    """Check, before a run is created, that the tools its engine uses can reach what they need.
+
+    A SPARQL endpoint named in the settings (``endpoint``) must answer ``ASK {}``;
+    otherwise every item would end in status error, one timeout at a time.
+    """
+    endpoint = str(getattr(settings, "endpoint", "") or "")
+    if SPARQL in names and endpoint:
+        await sparql_preflight(endpoint)
