@@ -116,7 +116,11 @@ def _term(binding: Mapping[str, str]) -> str:
 
 
 def _post(url: str, query: str, timeout: float) -> dict[str, Any]:
-    """The endpoint's SPARQL JSON answer; Refused when it answers something else, BackendError when it does not answer."""
+    """The endpoint's SPARQL JSON answer.
+
+    Refused when it answers something else (the query's error, like a 400 for a bad
+    query); BackendError when it does not answer at all (the item is retried later).
+    """
     body = urllib.parse.urlencode({"query": query}).encode()
     request = urllib.request.Request(url, data=body, method="POST", headers={
         "Accept": "application/sparql-results+json",

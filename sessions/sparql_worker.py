@@ -75,8 +75,9 @@ def _exit_with_parent(poll: float = 0.5) -> None:
     """Exit as soon as the parent is gone, even in the middle of a query.
 
     A watchdog thread rather than ``PR_SET_PDEATHSIG``: the kernel sends that signal when
-    the parent *thread* that started the child ends, and the parent starts children from
-    short-lived executor threads. pyoxigraph releases the GIL while it evaluates, so the
+    the parent *thread* that started the child ends, and children are started from
+    whichever thread needs one (an event loop's, an executor's, the reader thread of the
+    child being replaced), which may well end first. pyoxigraph releases the GIL while it evaluates, so the
     watchdog runs during a long query.
     """
     parent = os.getppid()
@@ -188,24 +189,33 @@ class QueryWorker:
     def close(self) -> None:
         """Stop the child; queries still pending fail with WorkerError."""
         with self._cond:
-            proc, self._proc = self._proc, None
-            pending, self._pending = list(self._pending), deque()
+            proc = self._proc
+            self._fail_all("the query process was stopped")
             self._cond.notify_all()
         if proc is not None:
             _stop(proc)
-        for request in pending:
-            _settle(request.future, error=WorkerError("the query process was stopped"))
 
     # -- inside the lock
 
     def _spawn(self) -> None:
-        proc = subprocess.Popen(
-            [sys.executable, "-I", os.path.abspath(__file__), str(self.graph)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True)
+        try:
+            proc = subprocess.Popen(
+                [sys.executable, "-I", os.path.abspath(__file__), str(self.graph)],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True)
+        except OSError as exc:
+            self._fail_all(f"cannot start the query process: {exc}")
+            return
         self._proc = proc
         for request in self._pending:
             self._send(proc, request)
         threading.Thread(target=self._read, args=(proc,), daemon=True, name="sparql-replies").start()
+
+    def _fail_all(self, message: str) -> None:
+        """No child can answer: every pending query fails with WorkerError (the next submit tries again)."""
+        self._proc = None
+        pending, self._pending = list(self._pending), deque()
+        for request in pending:
+            _settle(request.future, error=WorkerError(message))
 
     def _send(self, proc: subprocess.Popen, request: _Request) -> None:
         """Write one request; a dead child is noticed (and the request resent) by the reader."""
@@ -215,15 +225,12 @@ class QueryWorker:
         except (OSError, ValueError):  # a broken pipe, or one the reader has just closed
             pass
 
-    def _replace(self, proc: subprocess.Popen) -> bool:
-        """After ``proc`` ended: a fresh child for the queries still pending. False if ``proc`` was retired."""
-        if self._proc is not proc:
-            return False
+    def _replace(self) -> None:
+        """After the current child ended: a fresh child for the queries still pending."""
         self._proc = None
         if self._pending:
             self._since = time.monotonic()
             self._spawn()
-        return True
 
     # -- the reader thread, one per child
 
@@ -234,12 +241,8 @@ class QueryWorker:
         if fatal:
             _stop(proc)
             with self._cond:
-                if self._proc is not proc:
-                    return
-                self._proc = None
-                pending, self._pending = list(self._pending), deque()
-            for request in pending:
-                _settle(request.future, error=WorkerError(f"the query process failed: {fatal}"))
+                if self._proc is proc:
+                    self._fail_all(f"the query process failed: {fatal}")
             return
         with self._cond:
             self._since = time.monotonic()
@@ -278,7 +281,7 @@ class QueryWorker:
                 if head.attempts >= 2:
                     error = f"query failed: the query process exited (status {proc.returncode})"
                     failed = (self._pending.popleft().future, {"error": error}, None)
-            self._replace(proc)
+            self._replace()
             if failed is not None:
                 _settle(*failed)
             return False

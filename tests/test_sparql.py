@@ -139,6 +139,18 @@ def test_a_query_process_that_cannot_load_the_graph_is_an_infrastructure_error(t
         run(GOLD, gold=GOLD.replace("Baghdad", "Basra"))
 
 
+def test_a_query_process_that_cannot_start_fails_its_queries_and_the_next_try_starts_again(monkeypatch):
+    worker = QueryWorker(sparql_module.KG_PATH)
+    with monkeypatch.context() as patch, pytest.raises(WorkerError, match="cannot start the query process"):
+        patch.setattr(sys, "executable", "/nonexistent/python")
+        worker.query(GOLD, 10, 1.0)
+    try:
+        assert worker.query(GOLD, 10, 5.0)["rows"] == run(GOLD)["gold"]["rows"]
+    finally:
+        worker.close()
+    assert worker.pid is None
+
+
 def test_components_counts_unconnected_parts():
     assert components([("?a", "<p>", "?b"), ("?b", "<p>", "<c>"), ("?x", "<p>", "?y")]) == 2
     assert MAX_COMPONENTS < 5
