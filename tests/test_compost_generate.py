@@ -11,7 +11,6 @@ import pytest
 
 from engines.compost.generate import assign_splits, build_items, edge_cover
 from engines.compost.kg import load_graph
-from engines.compost.lexicon import default_lexicon, load_lemon
 from engines.compost.patterns import sub_patterns
 from engines.compost.settings import CompostSettings
 from sessions.sparql import sparql
@@ -103,16 +102,6 @@ def test_edge_cover_is_greedy_and_exact():
     target = frozenset({"a", "b", "c"})
     assert sorted(edge_cover(target, [(frozenset({"a"}), 0), (frozenset({"a", "b"}), 1), (frozenset({"c"}), 2),
                                       (frozenset({"d"}), 3)])) == [1, 2]
-
-
-def test_lemon_lexica_import():
-    lexicon = load_lemon(DATA / "compost" / "lexicon")
-    base = default_lexicon()
-    assert sum(map(len, lexicon.by_prop.values())) > sum(map(len, base.by_prop.values()))
-    assert lexicon.props == base.props
-    assert base.type_phrase("http://dbpedia.org/ontology/Politician") == "a politician"
-    items = build_items(CompostSettings(bases=1, lexicon=str(DATA / "compost" / "lexicon")), seed=0)
-    assert items
 
 
 def test_official_self_contained_items_carry_a_cover_from_train():
