@@ -15,14 +15,18 @@ path in isolated mode (``python -I``, like the sandbox server) without importing
 project. It ignores Ctrl-C (the parent decides when it stops) and exits within half a
 second of its parent, so a query cannot outlive a killed run.
 
-No disk cache of the loaded graph. An on-disk pyoxigraph store opened read-only is
-ready in 0.014 s instead of the 0.7-0.8 s the in-memory store takes to parse the gzip
-N-Triples, but its queries are about 6x slower (2,376 generated gold queries: mean
-2.46 ms against 0.43 ms; a two-triple join 2.4 ms against 0.36 ms), so a full run would
-spend 5.8 s on queries instead of 1.8 s including the load. No faster way into an
-in-memory store exists: parsing is 0.67 s of the 0.74 s (gzip 0.07 s), and copying the
-quads over from an on-disk store takes as long (0.66 s). The graph is therefore parsed
-once per child, i.e. once per process plus once after each timeout.
+No disk cache of the loaded graph (measured with pyoxigraph 0.5 on a 2-core machine, the
+bundled graph at 182k triples). An on-disk pyoxigraph store, built once (1.2 s) and then
+opened read-only, is ready in 0.04 s where the in-memory store parses the gzip N-Triples
+in 0.6 s, but its queries are 3-6x slower (the 2,376 gold queries of a default run: mean
+0.68 ms against 0.19 ms; a two-triple join 1.7 ms against 0.3 ms), so it only pays for
+runs under ~500 items and makes a full run slower (3.3 s of queries against 1.5 s with
+the load). Opening it first and switching to memory once loaded is no way out: the two
+return rows in a different order for 463 of those 2,376 queries, so what a row cap
+keeps would depend on timing. No faster way into an in-memory store exists either
+(measured on the earlier 174k-triple graph): parsing is 0.67 s of 0.74 s (gzip 0.07 s), and copying the quads over from an on-disk
+store takes as long (0.66 s). The graph is therefore parsed once per child, i.e. once
+per process plus once after each timeout.
 """
 
 from __future__ import annotations
