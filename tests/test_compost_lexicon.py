@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 import shutil
 from pathlib import Path
 
 import pytest
 
+from engines.compost.generate import build_items
 from engines.compost.lexicon import (ADJECTIVES, COUNTRY, DBO, DBP, DBR, INDUSTRY, NATIONALITY, RDF_TYPE, TYPES,
                                      Entry, LemonReading, Reading, TurtleError, article, default_lexicon,
                                      industry_phrase, load_lemon, read_lemon, turtle_triples)
+from engines.compost.settings import CompostSettings
 from engines.core import DataError
+from sessions.sparql import sparql
 
 LEXICON = Path(__file__).resolve().parents[2] / "shared" / "data" / "compost" / "lexicon"
 
@@ -135,3 +140,18 @@ def test_articles(words, expected):
                                             ("Conglomerate (company)", "conglomerate"), ("IT", "IT")])
 def test_industry_phrases(label, expected):
     assert industry_phrase(label) == f"in the {expected} industry"
+
+
+def test_a_run_with_the_released_lexicon_has_answers_and_uses_its_properties():
+    items = build_items(CompostSettings(bases=3, lexicon=str(LEXICON)), seed=1)
+    base = default_lexicon().props
+    used = {t[1][1:-1] for i in items for t in i.gold["triples"]}
+    assert DBO + "party" in used - base  # a property only the Lemon lexicon verbalises
+    questions = [i.inputs["question"] for i in items]
+    assert any("the party member of the party of Al Gore" in q for q in questions)
+
+    async def run_all():
+        return [json.loads(await sparql({"query": "", "gold": i.gold["query"]})) for i in items]
+
+    for item, result in zip(items, asyncio.run(run_all())):
+        assert result["gold"]["rows"], item.id

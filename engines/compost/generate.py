@@ -2,10 +2,25 @@
 
 For each base pattern shape (depth, breadth) in 2..3 x 2..3 the generator walks the
 graph from a random centre along lexicon properties (in either direction, so some
-triples come out inverted), fixes one lexical entry per property and a random sample
-of rdf:type constraints per node for the whole instance, then verbalises the base
-pattern and every connected sub-pattern with those same choices. Every gold query is
-satisfied by the instance it was built from, so it has a non-empty answer on the graph.
+triples come out inverted), fixes one lexical entry per property and, per node, a
+random sample of its rdf:type, dbo:country, dbo:nationality and dbo:industry facts the
+lexicon can verbalise (paper section 3.2), then verbalises the base pattern and every
+connected sub-pattern with those same choices: a node that is a variable of a
+sub-pattern carries its "that" clause in the question and its facts in the query.
+Every gold query is satisfied by the instance it was built from, so it has a non-empty
+answer on the graph. The "that" clause facts are not pattern edges: splits, edge ids
+and shots count pattern edges only.
+
+Questions follow the paper's EBNF (Figure 3), reconstructed as
+    S   -> "Give me" DP (CP | eps) PP "." | "Who is" DP (CP | eps) PP "?"
+    VP  -> "is" DP | "works" PP | VP CP | (VP | DP) "and" (VP | DP)
+    DP  -> Det N | Det N "industry"          Det -> "the" | "a" | "an" | eps
+    CP  -> ", that" VP ","
+    PP  -> P DP PP | CP PP | PP "and" DP PP | eps
+    N   -> canonical form of a lexical entry | label of a DBpedia entity
+    P   -> preposition of a NounPPFrame entry | "in"
+("and" DP PP joins a further branch: "the spouse of X and parent of Y", the paper's
+Figure 2.)
 """
 
 from __future__ import annotations
@@ -13,17 +28,18 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from math import floor
-from typing import Any
+from typing import Any, Iterable, Sequence, TypeVar
 
 from engines.compost.kg import Graph, Hop, load_graph
-from engines.compost.lexicon import RDF_TYPE, Entry, Lexicon, default_lexicon, load_lemon
+from engines.compost.lexicon import CLAUSE_PROPS, RDF_TYPE, Entry, Lexicon, default_lexicon, load_lemon
 from engines.compost.patterns import CENTRE, SubPattern, node, sub_patterns
 from engines.compost.settings import CompostSettings
 from engines.core import Item
 
 SHAPES = ((2, 2), (3, 2), (2, 3), (3, 3))  # (depth, breadth), the paper's four base patterns
 FRACTIONS = {"easy": 0.75, "medium": 0.5, "hard": 0.25}
-MAX_TYPES = 2
+MAX_CLAUSE_FACTS = 3  # the official items have up to four; three keeps questions readable
+LEAN = 0.5  # how often a walk's centre or step prefers a node with a country, nationality or industry fact
 MAX_FANOUT = 200  # skip hub nodes: a centre or inner node with more facts makes vague questions
 SHOTS_CAP = 10
 
@@ -38,6 +54,10 @@ class Edge:
     outer: str
 
 
+Fact = tuple[str, str]  # (property IRI, value IRI) of a "that" clause about a node
+T = TypeVar("T")
+
+
 @dataclass
 class Instance:
     depth: int
@@ -45,7 +65,7 @@ class Instance:
     nodes: dict[tuple[int, int], str]
     edges: dict[tuple[int, int], Edge]
     entries: dict[str, Entry]
-    types: dict[tuple[int, int], list[str]]
+    clauses: dict[tuple[int, int], list[Fact]]
 
 
 def centres(graph: Graph, breadth: int) -> list[str]:
@@ -53,11 +73,28 @@ def centres(graph: Graph, breadth: int) -> list[str]:
     return sorted(n for n, hops in graph.adjacency.items() if breadth <= len(hops) <= MAX_FANOUT)
 
 
+def described(graph: Graph, lexicon: Lexicon) -> frozenset[str]:
+    """Nodes with a dbo:country, dbo:nationality or dbo:industry fact the lexicon can verbalise.
+
+    The bundled graph has such facts for few nodes (DBpedia has them for most), and a
+    uniform walk stays in the densely linked music part of the graph; leaning towards
+    these nodes lets the generated items show the clauses the paper describes.
+    """
+    return frozenset(n for n, hops in graph.adjacency.items()
+                     if any(h.forward and h.prop in CLAUSE_PROPS and lexicon.describes(h.prop, h.other) for h in hops))
+
+
+def _leaning(rng: random.Random, options: Sequence[T], preferred: Sequence[T]) -> T:
+    return rng.choice(preferred if preferred and rng.random() < LEAN else options)
+
+
 def find_instance(graph: Graph, lexicon: Lexicon, depth: int, breadth: int, rng: random.Random,
-                  starts: list[str], tries: int = 2000) -> Instance:
-    """A random instance of the shape from one of ``starts``: distinct nodes, lexicon properties."""
+                  starts: list[str], lean_to: frozenset[str] = frozenset(), tries: int = 2000) -> Instance:
+    """A random instance of the shape from one of ``starts``: distinct nodes, lexicon properties;
+    the centre and each step are a node of ``lean_to`` with probability ``LEAN`` when there is one."""
+    preferred_starts = [n for n in starts if n in lean_to]
     for _ in range(tries):
-        centre = rng.choice(starts)
+        centre = _leaning(rng, starts, preferred_starts)
         nodes = {CENTRE: centre}
         edges: dict[tuple[int, int], Edge] = {}
         used = {centre}
@@ -70,7 +107,7 @@ def find_instance(graph: Graph, lexicon: Lexicon, depth: int, breadth: int, rng:
                 if not options:
                     ok = False
                     break
-                hop: Hop = rng.choice(options)
+                hop: Hop = _leaning(rng, options, [h for h in options if h.other in lean_to])
                 edges[(j, level)] = Edge(hop.prop, hop.forward, current, hop.other)
                 nodes[(j, level)] = hop.other
                 used.add(hop.other)
@@ -80,38 +117,56 @@ def find_instance(graph: Graph, lexicon: Lexicon, depth: int, breadth: int, rng:
         if not ok or len({e.prop for e in edges.values()}) < 2:
             continue
         entries = {p: rng.choice(lexicon.by_prop[p]) for p in sorted({e.prop for e in edges.values()})}
-        types = {}
-        for key, iri in sorted(nodes.items()):
-            known = sorted(t for t in graph.types.get(iri, ()) if t in lexicon.types)
-            if known and rng.random() < 0.5:
-                types[key] = rng.sample(known, rng.randint(1, min(MAX_TYPES, len(known))))
-        return Instance(depth, breadth, nodes, edges, entries, types)
+        clauses = {}
+        for key, iri in sorted(nodes.items()):  # "a random sample of random size" (paper, section 3.2)
+            known = clause_facts(graph, lexicon, iri, edges.values())
+            size = rng.randint(0, min(MAX_CLAUSE_FACTS, len(known)))
+            if size:
+                clauses[key] = rng.sample(known, size)
+        return Instance(depth, breadth, nodes, edges, entries, clauses)
     raise RuntimeError(f"no instance of depth {depth}, breadth {breadth} found in {tries} tries")
+
+
+def clause_facts(graph: Graph, lexicon: Lexicon, iri: str, edges: Iterable[Edge]) -> list[Fact]:
+    """The facts about ``iri`` a "that" clause can verbalise, sorted; none that is already a pattern edge
+    of the instance (the official data says "the citizen, that is Spanish, of Spain" twice over)."""
+    own = {(e.prop, e.outer if e.forward else e.inner) for e in edges if (e.inner if e.forward else e.outer) == iri}
+    facts = {(RDF_TYPE, cls) for cls in graph.types.get(iri, ())}
+    facts.update((h.prop, h.other) for h in graph.adjacency.get(iri, ()) if h.forward and h.prop in CLAUSE_PROPS)
+    return sorted(f for f in facts - own if lexicon.describes(*f))
 
 
 # ------------------------------------------------------------------ verbalising
 
 
-def _that(instance: Instance, key: tuple[int, int], lexicon: Lexicon) -> str:
-    classes = instance.types.get(key, [])
-    return ", that is " + " and ".join(lexicon.type_phrase(c) for c in classes) + "," if classes else ""
+def that_clause(facts: list[Fact], graph: Graph, lexicon: Lexicon) -> str:
+    """The EBNF's CP for ``facts``: ", that" VP "," with the "is" complements joined by "and"
+    ("is a politician and German") and then each "works" PP ("and works in the software industry")."""
+    if not facts:
+        return ""
+    said = [lexicon.predicate(prop, value, graph.label(value)) for prop, value in facts]
+    copula = [words for verb, words in said if verb == "is"]
+    vps = (["is " + " and ".join(copula)] if copula else []) + [f"{verb} {words}" for verb, words in said
+                                                                 if verb != "is"]
+    return ", that " + " and ".join(vps) + ","
 
 
 def _phrase(instance: Instance, graph: Graph, lexicon: Lexicon, branch: int, level: int, end: int,
-            with_type: bool, article: bool) -> str:
+            with_clause: bool, article: bool) -> str:
     """The noun phrase for edge ``(branch, level)`` describing its inner node, down to ``end``."""
     edge = instance.edges[(branch, level)]
     reading = instance.entries[edge.prop].subj if edge.forward else instance.entries[edge.prop].obj
     inner = node(branch, level - 1)
     rest = (graph.label(edge.outer) if level == end
             else _phrase(instance, graph, lexicon, branch, level + 1, end, True, True))
-    words = ["the" if article else "", reading.noun + (_that(instance, inner, lexicon) if with_type else ""),
-             reading.prep, rest]
+    clause = that_clause(instance.clauses.get(inner, []), graph, lexicon) if with_clause else ""
+    words = ["the" if article else "", reading.noun + clause, reading.prep, rest]
     return " ".join(w for w in words if w)
 
 
 def question(instance: Instance, sp: SubPattern, graph: Graph, lexicon: Lexicon, rng: random.Random) -> str:
-    """The question of the paper's EBNF: "Give me DP." or "Who is DP?", branches joined by "and"."""
+    """The question of the paper's EBNF (see the module docstring): "Give me DP CP PP." or
+    "Who is DP CP PP?", the centre's clause after the first noun, further branches joined by "and"."""
     parts = [_phrase(instance, graph, lexicon, p.branch, p.start + 1, p.end, i == 0, i == 0)
              for i, p in enumerate(sp.pieces)]
     body = " and ".join(parts)
@@ -138,8 +193,7 @@ def triples(instance: Instance, sp: SubPattern) -> list[tuple[str, str, str]]:
             a, b = term(node(p.branch, level - 1)), term((p.branch, level))
             out.append((a, f"<{edge.prop}>", b) if edge.forward else (b, f"<{edge.prop}>", a))
     for key, var in list(names.items()):
-        for cls in instance.types.get(key, []):
-            out.append((var, f"<{RDF_TYPE}>", f"<{cls}>"))
+        out.extend((var, f"<{prop}>", f"<{value}>") for prop, value in instance.clauses.get(key, []))
     return out
 
 
@@ -185,10 +239,11 @@ def build_items(settings: CompostSettings, seed: int) -> list[Item]:
     lexicon = load_lemon(settings.lexicon) if settings.lexicon else default_lexicon()
     records: list[dict[str, Any]] = []
     starts = {b: centres(graph, b) for b in {breadth for _, breadth in SHAPES}}
+    lean_to = described(graph, lexicon)
     for shape_index, (depth, breadth) in enumerate(SHAPES):
         for b in range(settings.bases):
             rng = random.Random(f"{seed}:{depth}:{breadth}:{b}")
-            instance = find_instance(graph, lexicon, depth, breadth, rng, starts[breadth])
+            instance = find_instance(graph, lexicon, depth, breadth, rng, starts[breadth], lean_to)
             subs = sub_patterns(depth, breadth)
             splits = assign_splits([len(sp.edges) for sp in subs], settings.level)
             base = f"b{shape_index}{b:02d}"
