@@ -7,6 +7,13 @@ the key parts the caller passes -- the backends pass ``model``, ``base_url``,
 objects (``text`` and ``usage``). Errors are never cached: callers only ``put``
 successful completions.
 
+Stores are written in batches: ``put`` keeps the entry in memory (where ``get`` finds
+it at once) and one transaction writes every ``PUT_BATCH`` entries, or whatever waited
+a second, or everything on ``flush``/``close``. A commit per reply cost ~70 us on the
+event loop between a reply and the next request, the one place where every
+microsecond delays other calls; a crash can lose at most one batch of cache entries,
+never a result (those are in the run store).
+
 The cache is an optimisation, so it degrades instead of failing a run: a file that is
 not a database (or is damaged) is moved aside to ``<name>.corrupt-<timestamp>`` and a
 fresh cache started, with a warning; a locked database turns a lookup into a miss and
@@ -28,6 +35,8 @@ from typing import Any, Mapping
 from sessions.errors import InputError
 
 SCHEMA_VERSION = 1
+PUT_BATCH = 64
+PUT_SECONDS = 1.0
 _CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
 
 
@@ -59,6 +68,8 @@ class ResponseCache:
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self._warned_busy = False
+        self._pending: dict[str, tuple[str, float]] = {}  # key -> (value JSON, created), not yet written
+        self._written_at = time.monotonic()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -143,20 +154,22 @@ class ResponseCache:
         """The stored value for these key parts, or None on a miss."""
         key = cache_key(key_parts)
         with self._lock:
-            if self._conn is None:
-                return None
-            try:
-                row = self._conn.execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
-            except sqlite3.DatabaseError as exc:
-                if _is_corruption(exc):
-                    self._recover(exc)
-                else:
-                    self._busy(exc)
-                return None
-        if row is None:
-            return None
+            pending = self._pending.get(key)
+            if pending is not None:
+                text = pending[0]
+            else:
+                if self._conn is None:
+                    return None
+                try:
+                    row = self._conn.execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
+                except sqlite3.DatabaseError as exc:
+                    self._failed(exc)
+                    return None
+                if row is None:
+                    return None
+                text = row[0]
         try:
-            value = json.loads(row[0])
+            value = json.loads(text)
         except ValueError:
             return None
         return value if isinstance(value, dict) else None
@@ -166,20 +179,40 @@ class ResponseCache:
         key = cache_key(key_parts)
         text = json.dumps(dict(value), ensure_ascii=False, separators=(",", ":"))
         with self._lock:
-            if self._conn is None:
-                return
-            try:
-                self._conn.execute(
-                    "INSERT OR REPLACE INTO responses (key, value, created) VALUES (?, ?, ?)", (key, text, time.time())
+            self._pending[key] = (text, time.time())
+            if len(self._pending) >= PUT_BATCH or time.monotonic() - self._written_at >= PUT_SECONDS:
+                self._write_pending()
+
+    def flush(self) -> None:
+        """Write the entries still held in memory."""
+        with self._lock:
+            self._write_pending()
+
+    def _write_pending(self) -> None:
+        """One transaction for every pending entry (the caller holds the lock)."""
+        rows = [(key, text, created) for key, (text, created) in self._pending.items()]
+        self._pending.clear()
+        self._written_at = time.monotonic()
+        if not rows or self._conn is None:
+            return
+        try:
+            with self._conn:
+                self._conn.execute("BEGIN")
+                self._conn.executemany(
+                    "INSERT OR REPLACE INTO responses (key, value, created) VALUES (?, ?, ?)", rows
                 )
-            except sqlite3.DatabaseError as exc:
-                if _is_corruption(exc):
-                    self._recover(exc)
-                else:
-                    self._busy(exc)
+        except sqlite3.DatabaseError as exc:
+            self._failed(exc)
+
+    def _failed(self, exc: sqlite3.DatabaseError) -> None:
+        if _is_corruption(exc):
+            self._recover(exc)
+        else:
+            self._busy(exc)
 
     def __len__(self) -> int:
         with self._lock:
+            self._write_pending()
             if self._conn is None:
                 return 0
             try:
@@ -189,6 +222,7 @@ class ResponseCache:
 
     def close(self) -> None:
         with self._lock:
+            self._write_pending()
             if self._conn is not None:
                 try:
                     self._conn.close()

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from sessions.cache import ResponseCache, cache_key
+from sessions.cache import PUT_BATCH, ResponseCache, cache_key
 
 
 @pytest.fixture(autouse=True)
@@ -63,7 +63,25 @@ def test_second_connection_reads_while_first_writes(tmp_path):
     path = tmp_path / "c.sqlite"
     with ResponseCache(path) as writer, ResponseCache(path) as reader:
         writer.put(PARTS, {"text": "shared"})
+        writer.flush()
         assert reader.get(PARTS) == {"text": "shared"}
+
+
+def test_puts_are_written_in_batches(tmp_path):
+    """Held in memory (and served from there) until a batch is full, a flush or close."""
+    path = tmp_path / "c.sqlite"
+    with ResponseCache(path) as writer, ResponseCache(path) as reader:
+        for i in range(PUT_BATCH - 1):
+            writer.put({**PARTS, "attempt": i}, {"text": str(i)})
+        assert writer.get({**PARTS, "attempt": 3}) == {"text": "3"}
+        assert reader.get({**PARTS, "attempt": 3}) is None  # not on disk yet
+        writer.put({**PARTS, "attempt": PUT_BATCH}, {"text": "last"})  # fills the batch
+        assert reader.get({**PARTS, "attempt": 3}) == {"text": "3"}
+        assert reader.get({**PARTS, "attempt": PUT_BATCH}) == {"text": "last"}
+        writer.put({**PARTS, "attempt": -1}, {"text": "closing"})
+    with ResponseCache(path) as again:
+        assert again.get({**PARTS, "attempt": -1}) == {"text": "closing"}  # close wrote it
+        assert len(again) == PUT_BATCH + 1
 
 
 def test_threads_share_one_cache(tmp_path):
