@@ -142,7 +142,7 @@ def test_a_run_on_a_bad_endpoint_fails_before_it_starts(mode, needle):
     assert runs.returncode == 0 and json.loads(runs.stdout) == []
 
 
-def test_a_run_on_an_endpoint_scores_from_its_answers(graph):
+def test_a_run_on_an_endpoint_scores_from_its_answers_and_resume_checks_it_again(graph):
     with serving("sparql", graph) as server:
         result = n2f("run", "compost", "-m", "oracle", "-n", "3", "-s", f"endpoint={server.url}", "--json", "-q")
         assert result.returncode == 0, result.stderr
@@ -155,3 +155,5 @@ def test_a_run_on_an_endpoint_scores_from_its_answers(graph):
         executed = json.loads(json.loads(line)["outputs"][1])
         assert executed["backend"] == server.url
         assert executed["gold"]["rows"] and executed["output"]["rows"] == executed["gold"]["rows"]
+    resumed = n2f("resume", report["run"])  # the endpoint is gone now
+    assert resumed.returncode == 2 and "is unreachable" in resumed.stderr, resumed.stderr
