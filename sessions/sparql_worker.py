@@ -113,7 +113,7 @@ def serve(graph: Path, requests: BinaryIO, replies: BinaryIO) -> None:
     for line in requests:
         request = json.loads(line)
         reply = answer(store, str(request["query"]), int(request["row_cap"]))
-        replies.write(json.dumps(reply, ensure_ascii=False).encode() + b"\n")
+        replies.write(json.dumps(reply).encode() + b"\n")  # ASCII: a lone surrogate in an error cannot break it
         replies.flush()
 
 

@@ -98,6 +98,13 @@ def test_queries_queued_behind_a_timed_out_one_go_to_a_fresh_process():
     assert all(out["rows"] == run(GOLD)["gold"]["rows"] for out in fast)
 
 
+def test_a_query_pyoxigraph_cannot_take_is_its_error_and_the_process_lives_on():
+    worker = embedded_worker()
+    pid = worker.start()
+    assert "query failed" in run('SELECT ?x WHERE { ?x ?p "\ud800" }')["output"]["error"]
+    assert worker.pid == pid
+
+
 def test_a_query_process_killed_between_queries_is_replaced():
     worker = embedded_worker()
     pid = worker.start()
