@@ -20,6 +20,7 @@ from sessions.backends.openai_backend import (  # noqa: E402
     AdaptiveLimiter,
     OpenAIBackend,
     is_local_url,
+    proxy_for,
     parse_retry_after,
 )
 from sessions.cache import ResponseCache  # noqa: E402
@@ -413,3 +414,18 @@ async def test_api_key_never_written_or_described(stub, tmp_path, monkeypatch):
     assert files  # the cache wrote something
     for path in files:
         assert SECRET.encode() not in path.read_bytes(), path  # ...but is in no file
+
+
+def test_the_environment_proxy_is_looked_up_once_and_no_proxy_is_honoured(monkeypatch):
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example:3128")
+    monkeypatch.setenv("HTTP_PROXY", "http://proxy.example:3129")
+    monkeypatch.setenv("NO_PROXY", "gpu-box,.internal")
+    assert proxy_for("https://api.openai.com/v1") == "http://proxy.example:3128"
+    assert proxy_for("http://10.0.0.5:8000/v1") == "http://proxy.example:3129"
+    assert proxy_for("http://gpu-box:8000/v1") is None
+    assert proxy_for("http://llm.internal/v1") is None
+    backend = OpenAIBackend(ModelSpec("openai", "m", "https://api.openai.com/v1"), api_key="k")
+    assert backend.proxy == "http://proxy.example:3128"
+    for name in ("HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    assert proxy_for("https://api.openai.com/v1") is None

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 
 from engines.core import SimOptions, parse_settings
 from fake_engine import FakeEngine, FakeSettings
@@ -115,3 +117,67 @@ async def test_sim_replies_do_not_depend_on_order_or_concurrency():
     assert a == b
     assert 5 < sum(o == ["wrong"] for o in a.values()) < 35
     assert sim.options == SimOptions(error_rate=0.5, error="", seed=3)
+
+
+async def test_a_caller_starts_its_next_call_before_its_last_answer_is_scored():
+    """Scoring is the scorer's job: a caller goes straight from one reply to the next request."""
+    engine, settings, store = new_run(10)
+    scored = []
+    original = engine.score
+
+    def score(item, outputs, settings, with_views=True):
+        scored.append(item.id)
+        return original(item, outputs, settings, with_views)
+
+    class Recording(FlakyBackend):
+        def __init__(self):
+            super().__init__(delay=0.001)
+            self.scored_at_start = []
+
+        async def complete(self, request):
+            self.scored_at_start.append(len(scored))
+            return await super().complete(request)
+
+    engine.score = score
+    backend = Recording()
+    progress = await Runner(store, engine, settings, backend, concurrency=1).run()
+    assert progress.done == 10 and len(scored) == 10
+    assert backend.scored_at_start[1:] == list(range(9))  # call k+1 starts while answer k waits for the scorer
+    store.close()
+
+
+async def test_a_scoring_failure_ends_the_run_instead_of_hanging_it():
+    engine, settings, store = new_run(30)
+    original = engine.score
+
+    def score(item, outputs, settings, with_views=True):
+        if item.id.endswith("-17"):
+            raise RuntimeError("scorer bug")
+        return original(item, outputs, settings, with_views)
+
+    engine.score = score
+    runner = Runner(store, engine, settings, FlakyBackend(delay=0.005), concurrency=4)
+    with pytest.raises(RuntimeError, match="scorer bug"):
+        await asyncio.wait_for(runner.run(), 10)
+    store.close()
+    reopened = RunStore.open(store.id)
+    assert reopened.meta["status"] == "incomplete"
+    assert 0 < len(reopened.results()) < 30
+
+
+async def test_a_backend_that_never_waits_still_lets_the_scorer_and_timers_run():
+    engine, settings, store = new_run(200)
+    ticks = []
+
+    async def ticker():
+        while True:
+            ticks.append(runner.progress.done)
+            await asyncio.sleep(0)
+
+    runner = Runner(store, engine, settings, FlakyBackend(), concurrency=8)
+    watcher = asyncio.create_task(ticker())
+    progress = await runner.run()
+    watcher.cancel()
+    assert progress.done == 200 and progress.counts["correct"] == 200
+    assert len({t for t in ticks if 0 < t < 200}) > 10  # the loop turned while items were being scored
+    store.close()
