@@ -16,7 +16,7 @@ from lark import Lark
 from lark.exceptions import LarkError
 
 from engines.compost.generate import (SHAPES, assign_splits, build_items, centres, clause_facts, described,
-                                      edge_cover, find_instance, question, that_clause, triples)
+                                      find_instance, question, that_clause, triples)
 from engines.compost.kg import load_graph
 from engines.compost.lexicon import (DBO, DBR, INDUSTRY, NATIONALITY, RDF_TYPE, default_lexicon,
                                      industry_phrase)
@@ -97,32 +97,23 @@ def test_item_shape_and_determinism(items):
 
 
 def test_self_contained_shots_cover_the_target_from_train():
+    """The released rule, as for official items: a disjoint cover from the base's train items, then a join/chain shot."""
     items = build_items(CompostSettings(bases=1, task="self-contained", level="hard"), seed=1)
+    every = {i.gold["query"]: i for i in build_items(CompostSettings(bases=1, level="hard"), seed=1)}
     assert items and all(i.meta["split"] in ("val", "test") for i in items)
     for item in items:
-        assert 1 <= len(item.inputs["shots"]) <= 10
+        shots = [every[s["query"]] for s in item.inputs["shots"]]
+        assert 1 <= len(shots) <= 10
+        assert all(s.meta["split"] == "train" and s.meta["base"] == item.meta["base"] for s in shots)
+        edges = [set(s.meta["edges"]) for s in shots]
+        assert set().union(*edges) >= set(item.meta["edges"])
+        inside = [e for e in edges if e <= set(item.meta["edges"])]
+        assert sum(map(len, inside)) >= len(item.meta["edges"])
 
 
 def test_few_shot_classic_items_carry_train_shots():
     items = build_items(CompostSettings(bases=1, shots=4, split="test"), seed=1)
     assert all(len(i.inputs["shots"]) == 4 for i in items)
-
-
-def test_edge_cover_is_greedy_and_exact():
-    target = frozenset({"a", "b", "c"})
-    assert sorted(edge_cover(target, [(frozenset({"a"}), 0), (frozenset({"a", "b"}), 1), (frozenset({"c"}), 2),
-                                      (frozenset({"d"}), 3)])) == [1, 2]
-
-
-def test_official_self_contained_items_carry_a_cover_from_train():
-    from engines.compost.official import load_official
-
-    settings = CompostSettings(dataset=str(DATA / "compost" / "compositionality_subgraph_easy.json"),
-                               task="self-contained")
-    items = load_official(settings)
-    assert len(items) == 180 + 206  # val + test
-    assert sum(bool(i.inputs["shots"]) for i in items) > 0.95 * len(items)
-    assert all(len(i.inputs["shots"]) <= 10 for i in items)
 
 
 # ------------------------------------------------------------- the paper's EBNF

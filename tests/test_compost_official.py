@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from engines.compost.official import PowersetNode, lattices, load_official, self_contained_cover
+from engines.compost.official import lattices, load_official
 from engines.compost.parse import parse_query
-from engines.compost.patterns import sub_patterns
+from engines.compost.patterns import PatternNode, self_contained_cover, sub_patterns
 from engines.compost.settings import CompostSettings
 from engines.core import DataError
 
@@ -111,10 +111,10 @@ def test_a_known_base_spelled_out():
 
 
 def test_the_cover_is_exact_then_shows_a_join():
-    def node(gid: int, *edges: str) -> PowersetNode:
+    def node(gid: int, *edges: str) -> PatternNode:
         branches = {e.split(".")[0] for e in edges}
         levels = {e.split(".")[1] for e in edges}
-        return PowersetNode(gid, frozenset(edges), len(levels), len(branches))
+        return PatternNode(gid, frozenset(edges), len(levels), len(branches))
 
     singles = [node(g, e) for g, e in enumerate(("0.1", "1.1", "0.2", "1.2"))]
     chains, join = [node(5, "0.1", "0.2"), node(6, "1.1", "1.2")], node(8, "0.1", "1.1")

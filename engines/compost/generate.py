@@ -32,7 +32,7 @@ from typing import Any, Iterable, Sequence, TypeVar
 
 from engines.compost.kg import Graph, Hop, load_graph
 from engines.compost.lexicon import CLAUSE_PROPS, RDF_TYPE, Entry, Lexicon, default_lexicon, load_lemon
-from engines.compost.patterns import CENTRE, SubPattern, node, sub_patterns
+from engines.compost.patterns import CENTRE, PatternNode, SubPattern, node, self_contained_cover, sub_patterns
 from engines.compost.settings import CompostSettings
 from engines.core import Item
 
@@ -41,7 +41,6 @@ FRACTIONS = {"easy": 0.75, "medium": 0.5, "hard": 0.25}
 MAX_CLAUSE_FACTS = 3  # the official items have up to four; three keeps questions readable
 LEAN = 0.5  # how often a walk's centre or step prefers a node with a country, nationality or industry fact
 MAX_FANOUT = 200  # skip hub nodes: a centre or inner node with more facts makes vague questions
-SHOTS_CAP = 10
 
 
 @dataclass(frozen=True)
@@ -217,19 +216,6 @@ def assign_splits(sizes: list[int], level: str) -> list[str]:
     return splits
 
 
-def edge_cover(target: frozenset, candidates: list[tuple[frozenset, int]]) -> list[int]:
-    """Indices of candidate sub-patterns (subsets of target) covering its edges, greedily, largest first."""
-    chosen: list[int] = []
-    covered: set = set()
-    for edges, index in sorted(candidates, key=lambda c: (-len(c[0]), c[1])):
-        if edges <= target and not edges <= covered:
-            chosen.append(index)
-            covered |= edges
-        if covered == target or len(chosen) == SHOTS_CAP:
-            break
-    return chosen
-
-
 def edge_id(key: tuple[int, int]) -> str:
     return f"{key[0]}.{key[1]}"
 
@@ -268,15 +254,19 @@ def _wanted(record: dict[str, Any], settings: CompostSettings) -> bool:
 def _shots(record: dict[str, Any], records: list[dict[str, Any]], settings: CompostSettings,
            seed: int) -> list[dict[str, str]]:
     if settings.task == "self-contained":
-        same = [(frozenset(r["edges"]), i) for i, r in enumerate(records)
-                if r["base"] == record["base"] and r["split"] == "train"]
-        picked = edge_cover(frozenset(record["edges"]), same)
+        same = {r["gid"]: i for i, r in enumerate(records) if r["base"] == record["base"] and r["split"] == "train"}
+        cover = self_contained_cover(_node(record), [_node(records[i]) for i in same.values()])
+        picked = [same[n.gid] for n in cover]
     elif settings.shots:
         train = [i for i, r in enumerate(records) if r["split"] == "train" and r["id"] != record["id"]]
         picked = random.Random(f"{seed}:shots:{record['id']}").sample(train, min(settings.shots, len(train)))
     else:
         picked = []
     return [{"question": records[i]["question"], "query": render_query(records[i]["triples"])} for i in picked]
+
+
+def _node(record: dict[str, Any]) -> PatternNode:
+    return PatternNode(record["gid"], frozenset(record["edges"]), record["depth"], record["breadth"])
 
 
 def _item(record: dict[str, Any], records: list[dict[str, Any]], settings: CompostSettings, seed: int) -> Item:

@@ -13,10 +13,8 @@ is branch ``j``, counted from the outer end, so its level from the centre is
 ``max_depth + 1 - k``; edge ids are ``branch.level`` as for generated items. An item's
 edges are those of node ``gid`` in its base shape's graph.
 
-``task=self-contained`` gives each val/test item shots from the same base's train items,
-chosen as the authors' generator of the released ``*_10_fixed_*`` files does, without its
-random parts: a greedy exact (disjoint) edge cover, largest sub-pattern first; then, if
-the target joins branches or chains edges and no shot does, one shot that does.
+``task=self-contained`` gives each val/test item shots from the same base's train items
+by ``patterns.self_contained_cover``, the rule generated items use too.
 """
 
 from __future__ import annotations
@@ -24,12 +22,12 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from engines.compost.generate import SHOTS_CAP, edge_id
+from engines.compost.generate import edge_id
 from engines.compost.parse import QueryError, parse_query
+from engines.compost.patterns import PatternNode, self_contained_cover
 from engines.compost.settings import CompostSettings
 from engines.core import DataError, Item
 
@@ -38,16 +36,6 @@ _NAME = re.compile(r"compositionality_subgraph_(easy|medium|max|hard)")
 _EDGE_LABEL = re.compile(r"\?p\d+qb(\d+)d(\d+)")
 
 Shape = tuple[int, int]  # (depth, breadth) of a base pattern
-
-
-@dataclass(frozen=True)
-class PowersetNode:
-    """One node of a powersetgraph: a sub-pattern of the base shape, by edge ids ``branch.level``."""
-
-    gid: int
-    edges: frozenset[str]
-    depth: int
-    breadth: int
 
 
 def level_of(path: Path) -> str:
@@ -65,23 +53,23 @@ def edge_of(label: str, max_depth: int) -> str:
     return edge_id((int(m.group(1)), max_depth + 1 - int(m.group(2))))
 
 
-def lattices(data: dict[str, Any]) -> dict[Shape, dict[int, PowersetNode]]:
+def lattices(data: dict[str, Any]) -> dict[Shape, dict[int, PatternNode]]:
     """Every base shape's sub-patterns by gid, read from the file's ``powersetgraphs``."""
-    out: dict[Shape, dict[int, PowersetNode]] = {}
+    out: dict[Shape, dict[int, PatternNode]] = {}
     for shape in data.get("powersetgraphs", []):
         depth = int(shape["max_depth"])
-        nodes: dict[int, PowersetNode] = {}
+        nodes: dict[int, PatternNode] = {}
         for node in json.loads(shape["powersetgraph"])["nodes"]:
             edges = frozenset(edge_of(link["label"], depth) for link in json.loads(node["graphjson"])["links"])
             if len(edges) != node["num_edges"]:
                 raise DataError(f"powersetgraph {depth}x{shape['max_breadth']} gid {node['gid']}: "
                                 f"{len(edges)} distinct edges, num_edges {node['num_edges']}")
-            nodes[int(node["gid"])] = PowersetNode(int(node["gid"]), edges, int(node["depth"]), int(node["breadth"]))
+            nodes[int(node["gid"])] = PatternNode(int(node["gid"]), edges, int(node["depth"]), int(node["breadth"]))
         out[(depth, int(shape["max_breadth"]))] = nodes
     return out
 
 
-def node_of(r: dict[str, Any], shapes: dict[Shape, dict[int, PowersetNode]]) -> PowersetNode:
+def node_of(r: dict[str, Any], shapes: dict[Shape, dict[int, PatternNode]]) -> PatternNode:
     """The record's node in its base shape's powersetgraph, checked against the record's own counts."""
     node = shapes.get((r["base_depth"], r["base_breadth"]), {}).get(r["gid"])
     if node is None:
@@ -108,7 +96,7 @@ def load_official(settings: CompostSettings) -> list[Item]:
         entries = [(split, r, node_of(r, shapes), parse_query(r["query"]).triples) for split, r in records]
     except (QueryError, KeyError, TypeError, ValueError) as exc:
         raise DataError(f"{path}: {exc}") from None
-    train: dict[str, list[tuple[dict, PowersetNode]]] = defaultdict(list)
+    train: dict[str, list[tuple[dict, PatternNode]]] = defaultdict(list)
     for split, r, node, _ in entries:
         if split == "train":
             train[_base(r)].append((r, node))
@@ -135,53 +123,8 @@ def _base(r: dict[str, Any]) -> str:
     return f"o{r['id']}-{r['base_depth']}x{r['base_breadth']}"
 
 
-def _shots(r: dict[str, Any], node: PowersetNode, train: list[tuple[dict, PowersetNode]]) -> list[dict[str, str]]:
+def _shots(r: dict[str, Any], node: PatternNode, train: list[tuple[dict, PatternNode]]) -> list[dict[str, str]]:
     """Self-contained shots for ``r`` from its base's train items (never one with the same question or query)."""
     pool = {n.gid: (t, n) for t, n in train if t["question"] != r["question"] and t["query"] != r["query"]}
     picked = self_contained_cover(node, [n for _, n in pool.values()])
     return [{"question": pool[n.gid][0]["question"], "query": pool[n.gid][0]["query"]} for n in picked]
-
-
-def self_contained_cover(target: PowersetNode, candidates: list[PowersetNode]) -> list[PowersetNode]:
-    """The released shot choice without its random parts; at most ``SHOTS_CAP`` shots, cover first.
-
-    Greedy exact cover: candidates by size (then by the smaller of depth and breadth, then
-    gid), each taken when it lies inside the target and shares no edge with those taken.
-    """
-    order = sorted(candidates, key=lambda n: (-len(n.edges), -min(n.depth, n.breadth), n.gid))
-    chosen: list[PowersetNode] = []
-    covered: frozenset[str] = frozenset()
-    for n in order:
-        if covered == target.edges:
-            break
-        if n.edges <= target.edges and not n.edges & covered:
-            chosen.append(n)
-            covered |= n.edges
-    return (chosen + _shape_shots(target, chosen, order))[:SHOTS_CAP]
-
-
-def _shape_shots(target: PowersetNode, chosen: list[PowersetNode], order: list[PowersetNode]) -> list[PowersetNode]:
-    """Shots showing a join of branches / a chain of edges when the target has one and no chosen shot does.
-
-    One shot with both if a sub-pattern of the target has both; otherwise one of each
-    that is needed, a sub-pattern of the target where there is one, else any train item.
-    """
-    wide = target.breadth > 1 and all(n.breadth == 1 for n in chosen)
-    deep = target.depth > 1 and all(n.depth == 1 for n in chosen)
-    inside = [n for n in order if n.edges <= target.edges and n not in chosen]
-    if wide and deep:
-        both = next((n for n in inside if n.breadth > 1 and n.depth > 1), None)
-        if both is not None:
-            return [both]
-    wants: list[Callable[[PowersetNode], bool]] = []
-    if wide:
-        wants.append(lambda n: n.breadth > 1)
-    if deep:
-        wants.append(lambda n: n.depth > 1)
-    extra: list[PowersetNode] = []
-    for want in wants:
-        pick = next((n for pool in (inside, order) for n in pool
-                     if want(n) and n not in chosen and n not in extra), None)
-        if pick is not None:
-            extra.append(pick)
-    return extra
