@@ -61,7 +61,7 @@ def response_cache(spec_kind: str):
 
 def package_versions() -> dict[str, str]:
     versions = {"python": platform.python_version()}
-    for package in ("n2f-tui", "openai", "lark", "z3-solver", "textual"):
+    for package in ("n2f-tui", "aiohttp", "lark", "z3-solver", "pyoxigraph", "textual", "llama-cpp-python"):
         try:
             versions[package] = metadata.version(package)
         except metadata.PackageNotFoundError:

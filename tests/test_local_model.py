@@ -121,6 +121,7 @@ async def test_local_backend_runs_a_whole_run_serialised_and_recorded(fake_llama
     meta = store.meta
     assert meta["backend"]["kind"] == "local" and meta["backend"]["path"] == str(weights)
     assert meta["params"] == {"temperature": 0.7, "max_tokens": 256}
+    assert {"python", "n2f-tui", "aiohttp", "lark", "textual"} <= set(meta["versions"])
     templates = meta["templates"]
     assert set(meta["template_hashes"]) == set(templates) and all(len(h) == 64 for h in meta["template_hashes"].values())
     records = store.results()
