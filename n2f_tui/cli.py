@@ -113,6 +113,11 @@ def build_parser() -> Parser:
 # ----------------------------------------------------------------------- running
 
 
+def rate_text(rate: float) -> str:
+    """Items per second as a person reads them: 2650, 14.2 or 0.14 (a local model), never a bare 0."""
+    return f"{rate:.0f}" if rate >= 100 else f"{rate:.1f}" if rate >= 1 else f"{rate:.2f}"
+
+
 async def _drive(prepared: api.PreparedRun, quiet: bool) -> Any:
     """Run with a progress bar polled on a timer; Ctrl-C/SIGTERM stop cleanly for resume."""
     runner = prepared.runner
@@ -130,18 +135,18 @@ async def _drive(prepared: api.PreparedRun, quiet: bool) -> Any:
             TextColumn("[bold]{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn("{task.fields[rate]:.0f} items/s  acc {task.fields[acc]:.1%}  err {task.fields[errors]}"),
+            TextColumn("{task.fields[rate]} items/s  acc {task.fields[acc]:.1%}  err {task.fields[errors]}"),
             TimeElapsedColumn(),
             TimeRemainingColumn(),
         )
         with Progress(*columns, console=err, transient=False) as bar:
-            bar_id = bar.add_task(prepared.store.label, total=None, rate=0.0, acc=0.0, errors=0)
+            bar_id = bar.add_task(prepared.store.label, total=None, rate=rate_text(0.0), acc=0.0, errors=0)
             while not task.done():
                 p = runner.progress
-                bar.update(bar_id, total=p.total, completed=p.done, rate=p.rate, acc=p.accuracy, errors=p.errors)
+                bar.update(bar_id, total=p.total, completed=p.done, rate=rate_text(p.rate), acc=p.accuracy, errors=p.errors)
                 await asyncio.wait({task}, timeout=0.1)
             p = runner.progress
-            bar.update(bar_id, total=p.total, completed=p.done, rate=p.rate, acc=p.accuracy, errors=p.errors)
+            bar.update(bar_id, total=p.total, completed=p.done, rate=rate_text(p.rate), acc=p.accuracy, errors=p.errors)
         return await task
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -162,7 +167,7 @@ def _finish_run(prepared: api.PreparedRun, progress: Any, as_json: bool) -> int:
         print(json.dumps(summary, ensure_ascii=False))
     else:
         _print_report(store)
-        err.print(f"run {store.label}: {progress.done} items in {progress.elapsed:.2f}s ({progress.rate:.0f} items/s)")
+        err.print(f"run {store.label}: {progress.done} items in {progress.elapsed:.2f}s ({rate_text(progress.rate)} items/s)")
     if progress.cancelled:
         err.print(f"stopped; `n2f resume {store.label}` finishes it")
         return 130

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from n2f_tui.cli import rate_text
 from stub_openai import running_stub
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "dedc"
@@ -196,3 +197,8 @@ def test_report_against_a_primitive_demo_run_gives_table_1():
     assert metrics["D_c"] == pytest.approx(100 - metrics["P_c"])
     assert metrics["D_d"] == pytest.approx(metrics["P_c"] - metrics["P_dc"])
     assert "Table 1" in n2f("report", "dc", "--against", "c").stdout
+
+
+@pytest.mark.parametrize("rate, text", [(2650.4, "2650"), (14.23, "14.2"), (0.138, "0.14"), (0.0, "0.00")])
+def test_rates_stay_readable_for_slow_local_models(rate, text):
+    assert rate_text(rate) == text
