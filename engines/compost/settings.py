@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 @dataclass(frozen=True)
 class CompostSettings:
     level: str = field(default="easy", metadata={"choices": ("easy", "medium", "hard"),
-                       "help": "dataset difficulty: share of base-pattern edges in train (75/50/25%)"})
+                       "help": "dataset difficulty: share of base-pattern edges in train (75/50/25%); "
+                               "generated items only (an official file carries its own)"})
     split: str = field(default="all", metadata={"choices": ("all", "train", "val", "test"),
                        "help": "which split's items to run"})
     task: str = field(default="classic", metadata={"choices": ("classic", "self-contained"),
@@ -16,7 +17,7 @@ class CompostSettings:
     shots: int = field(default=0, metadata={"min": 0, "max": 10,
                        "help": "classic few-shot: train items shown before the question (0 = zero-shot)"})
     bases: int = field(default=3, metadata={"min": 1, "max": 100,
-                       "help": "base pattern instances per shape (4 shapes; the paper has ~18)"})
+                       "help": "base pattern instances per shape (4 shapes; the paper has ~18); generated items only"})
     dataset: str = field(default="", metadata={
         "help": "path to an official compositionality_subgraph_*.json file (scored structurally without endpoint)"})
     endpoint: str = field(default="", metadata={
