@@ -26,6 +26,7 @@ Figure 2.)
 from __future__ import annotations
 
 import random
+from collections import defaultdict
 from dataclasses import dataclass
 from math import floor
 from typing import Any, Iterable, Sequence, TypeVar
@@ -83,17 +84,29 @@ def described(graph: Graph, lexicon: Lexicon) -> frozenset[str]:
                      if any(h.forward and h.prop in CLAUSE_PROPS and lexicon.describes(h.prop, h.other) for h in hops))
 
 
+@dataclass(frozen=True)
+class Starts:
+    """The centres a walk may begin at, and those of them it leans to: built once per breadth, not per walk."""
+
+    nodes: list[str]
+    leaning: list[str]
+
+
+def starts_for(graph: Graph, breadth: int, lean_to: frozenset[str]) -> Starts:
+    nodes = centres(graph, breadth)
+    return Starts(nodes, [n for n in nodes if n in lean_to])
+
+
 def _leaning(rng: random.Random, options: Sequence[T], preferred: Sequence[T]) -> T:
     return rng.choice(preferred if preferred and rng.random() < LEAN else options)
 
 
 def find_instance(graph: Graph, lexicon: Lexicon, depth: int, breadth: int, rng: random.Random,
-                  starts: list[str], lean_to: frozenset[str] = frozenset(), tries: int = 2000) -> Instance:
+                  starts: Starts, lean_to: frozenset[str] = frozenset(), tries: int = 2000) -> Instance:
     """A random instance of the shape from one of ``starts``: distinct nodes, lexicon properties;
     the centre and each step are a node of ``lean_to`` with probability ``LEAN`` when there is one."""
-    preferred_starts = [n for n in starts if n in lean_to]
     for _ in range(tries):
-        centre = _leaning(rng, starts, preferred_starts)
+        centre = _leaning(rng, starts.nodes, starts.leaning)
         nodes = {CENTRE: centre}
         edges: dict[tuple[int, int], Edge] = {}
         used = {centre}
@@ -224,8 +237,8 @@ def build_items(settings: CompostSettings, seed: int) -> list[Item]:
     graph = load_graph()
     lexicon = load_lemon(settings.lexicon) if settings.lexicon else default_lexicon()
     records: list[dict[str, Any]] = []
-    starts = {b: centres(graph, b) for b in {breadth for _, breadth in SHAPES}}
     lean_to = described(graph, lexicon)
+    starts = {b: starts_for(graph, b, lean_to) for b in {breadth for _, breadth in SHAPES}}
     for shape_index, (depth, breadth) in enumerate(SHAPES):
         for b in range(settings.bases):
             rng = random.Random(f"{seed}:{depth}:{breadth}:{b}")
@@ -242,7 +255,12 @@ def build_items(settings: CompostSettings, seed: int) -> list[Item]:
                     "edges": sorted(edge_id(e) for e in sp.edges), "depth": sp.depth, "breadth": sp.breadth,
                     "base_depth": depth, "base_breadth": breadth, "full": gid == len(subs) - 1,
                 })
-    return [_item(r, records, settings, seed) for r in records if _wanted(r, settings)]
+    train = [i for i, r in enumerate(records) if r["split"] == "train"]
+    train_by_base: dict[str, list[int]] = defaultdict(list)
+    for i in train:
+        train_by_base[records[i]["base"]].append(i)
+    return [_item(r, _shots(r, records, train, train_by_base[r["base"]], settings, seed), settings)
+            for r in records if _wanted(r, settings)]
 
 
 def _wanted(record: dict[str, Any], settings: CompostSettings) -> bool:
@@ -251,15 +269,15 @@ def _wanted(record: dict[str, Any], settings: CompostSettings) -> bool:
     return settings.split == "all" or record["split"] == settings.split
 
 
-def _shots(record: dict[str, Any], records: list[dict[str, Any]], settings: CompostSettings,
-           seed: int) -> list[dict[str, str]]:
+def _shots(record: dict[str, Any], records: list[dict[str, Any]], train: list[int], same_base: list[int],
+           settings: CompostSettings, seed: int) -> list[dict[str, str]]:
+    """Shots by index into ``records``: ``train`` holds every train record, ``same_base`` those of ``record``'s base."""
     if settings.task == "self-contained":
-        same = {r["gid"]: i for i, r in enumerate(records) if r["base"] == record["base"] and r["split"] == "train"}
-        cover = self_contained_cover(_node(record), [_node(records[i]) for i in same.values()])
-        picked = [same[n.gid] for n in cover]
+        by_gid = {records[i]["gid"]: i for i in same_base}
+        picked = [by_gid[n.gid] for n in self_contained_cover(_node(record), [_node(records[i]) for i in same_base])]
     elif settings.shots:
-        train = [i for i, r in enumerate(records) if r["split"] == "train" and r["id"] != record["id"]]
-        picked = random.Random(f"{seed}:shots:{record['id']}").sample(train, min(settings.shots, len(train)))
+        pool = [i for i in train if records[i]["id"] != record["id"]]
+        picked = random.Random(f"{seed}:shots:{record['id']}").sample(pool, min(settings.shots, len(pool)))
     else:
         picked = []
     return [{"question": records[i]["question"], "query": render_query(records[i]["triples"])} for i in picked]
@@ -269,11 +287,11 @@ def _node(record: dict[str, Any]) -> PatternNode:
     return PatternNode(record["gid"], frozenset(record["edges"]), record["depth"], record["breadth"])
 
 
-def _item(record: dict[str, Any], records: list[dict[str, Any]], settings: CompostSettings, seed: int) -> Item:
+def _item(record: dict[str, Any], shots: list[dict[str, str]], settings: CompostSettings) -> Item:
     query = render_query(record["triples"])
     meta = {k: record[k] for k in ("split", "base", "gid", "edges", "depth", "breadth", "base_depth",
                                    "base_breadth", "full")}
     meta.update(level=settings.level, task=settings.task, num_edges=len(record["edges"]), source="generated")
     return Item(id=record["id"], engine="compost",
-                inputs={"question": record["question"], "shots": _shots(record, records, settings, seed)},
+                inputs={"question": record["question"], "shots": shots},
                 gold={"query": query, "triples": [list(t) for t in record["triples"]]}, meta=meta)
