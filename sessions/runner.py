@@ -8,7 +8,6 @@ what a UI should do when items finish a thousand a second.
 from __future__ import annotations
 
 import asyncio
-import gc
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -142,19 +141,6 @@ class Answered:
     trace: StepTrace
 
 
-def _release_heap() -> None:
-    """Hand the objects frozen at the start of a run back to the collector.
-
-    Everything alive when a run starts (its items, the engine's caches, imported
-    modules) outlives the run. Left in the oldest generation, each full collection
-    walks all of it (75 ms a pass with a large client library loaded), long enough
-    for replies arriving meanwhile to bunch up and a round of requests to leave late.
-    ``gc.freeze()`` at the start keeps it out of those passes; this undoes it once
-    the run is over, so nothing stays uncollectable.
-    """
-    gc.unfreeze()
-
-
 class Runner:
     def __init__(
         self,
@@ -218,7 +204,6 @@ class Runner:
         answered: asyncio.Queue[Answered | None] = asyncio.Queue(maxsize=self.concurrency)
         self.store.update_meta(status="running")
         self.store.auto_flush = False
-        gc.freeze()  # see _release_heap
         flusher = asyncio.create_task(self._flush_periodically())
         callers = asyncio.create_task(self._call_all(queue, items, previous, answered))
         scorer = asyncio.create_task(self._score_all(answered))
@@ -241,7 +226,6 @@ class Runner:
             elif self.store.pending_indices():
                 status = "incomplete"
             self.store.update_meta(status=status)
-            _release_heap()
         return self.progress
 
     async def _flush_periodically(self) -> None:
