@@ -262,14 +262,12 @@ def cmd_runs(args: argparse.Namespace) -> int:
     metas = list_run_meta()
     rows = []
     for meta in metas:
-        store = RunStore(Path(meta["_folder"]))
-        results = store.results()
-        judged = [r for r in results.values() if r.get("status") != "error"]
-        acc = sum(r.get("status") == "correct" for r in judged) / len(judged) if judged else None
+        summary = RunStore(Path(meta["_folder"])).summary()
         rows.append({
             "id": meta["id"], "name": meta.get("name", ""), "engine": meta["engine"], "model": meta.get("model", ""),
-            "settings": meta.get("settings", {}), "done": len(results), "total": meta.get("total", 0),
-            "accuracy": acc, "status": meta.get("status", ""), "created": meta.get("created", ""),
+            "settings": meta.get("settings", {}), "done": summary["done"] + summary["errors"],
+            "total": meta.get("total", 0), "accuracy": summary["accuracy"], "status": meta.get("status", ""),
+            "created": meta.get("created", ""),
         })
     if args.json:
         print(json.dumps(rows, ensure_ascii=False))
@@ -325,7 +323,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             "verdict": verdict.to_json() if verdict else None, "annotations": detail.annotations,
         }, ensure_ascii=False))
         return 0
-    out.print(Panel(safe_text(detail.item.id), title=f"{store.label} item {index + 1}/{len(store.items())}",
+    out.print(Panel(safe_text(detail.item.id), title=f"{store.label} item {index + 1}/{store.total}",
                     subtitle=status_text(detail.status)))
     for step in detail.prompts:
         for message in step["messages"]:

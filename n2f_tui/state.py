@@ -7,12 +7,16 @@ tags an item has once a person's edits are applied) is answered in one place.
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Iterable, overload
 
 from engines.core import Item, Tag, TagType
 from sessions import api
-from sessions.store import AnnotationStore, RunStore
+from sessions.annotations import AnnotationLog, ItemMarks
+from sessions.results_log import summary_of
+from sessions.store import RunStore
 
 WRONG = ("wrong", "unparseable", "error")
 STATUS_RANK = {"error": 0, "unparseable": 1, "wrong": 2, "correct": 3, "pending": 4}
@@ -34,20 +38,62 @@ class ItemTags:
         return {t.code for t in self.auto} | set(self.manual)
 
 
+class RunItems(Sequence[Item]):
+    """The run's items, each read from the store when first asked for and a few hundred kept.
+
+    A 100,000-item dedc run holds 180 MB of items: parsing them all would cost seconds
+    before the first paint, while a screen shows a few dozen at a time.
+    """
+
+    KEEP = 512
+
+    def __init__(self, store: RunStore):
+        self.store = store
+        self._kept: OrderedDict[int, Item] = OrderedDict()
+
+    def __len__(self) -> int:
+        return self.store.total
+
+    @overload
+    def __getitem__(self, index: int) -> Item: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Item]: ...
+    def __getitem__(self, index: int | slice) -> Item | list[Item]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        item = self._kept.get(index)
+        if item is None:
+            item = self._kept[index] = self.store.item(index)
+            if len(self._kept) > self.KEEP:
+                self._kept.popitem(last=False)
+        else:
+            self._kept.move_to_end(index)
+        return item
+
+
 class RunState:
-    """One run as the inspector sees it; refreshed from the runner while it runs."""
+    """One run as the inspector sees it; refreshed from the runner while it runs.
+
+    ``records`` holds each item's result summary (status, scores, tag codes), which is
+    all the list, filters, sorting and counts need; a full record (outputs, evidence) is
+    read from the store only for the item shown.
+    """
 
     def __init__(self, store: RunStore):
         self.store = store
         self.engine, self.settings = api.run_settings(store)
-        self.items: list[Item] = store.items()
-        self.records: dict[int, dict[str, Any]] = store.results()
-        self.annotations: AnnotationStore = store.annotations()
-        self.marks: dict[str, dict[str, Any]] = self.annotations.effective()
+        self.items = RunItems(store)
+        self.ids: list[str] = store.item_ids()
+        self.records: dict[int, dict[str, Any]] = store.summaries()
+        self.annotations: AnnotationLog = store.annotations()
+        self.marks: dict[str, ItemMarks] = self.annotations.marks()
+        self._positions: dict[str, int] | None = None
         self.filter = "all"
         self.query = ""
         self.sort = "index"
-        self.order: list[int] = list(range(len(self.items)))
+        self.order: list[int] = list(range(len(self.ids)))
         self.versions: dict[int, int] = {}  # bumped when an item's row must be redrawn
         self._haystack: dict[int, str] = {}
         self.score_key = self.engine.main_score
@@ -58,7 +104,7 @@ class RunState:
 
     @property
     def total(self) -> int:
-        return len(self.items)
+        return len(self.ids)
 
     def status(self, index: int) -> str:
         record = self.records.get(index)
@@ -76,22 +122,32 @@ class RunState:
             self._taxonomy = list(self.engine.taxonomy())
         return self._taxonomy
 
-    def tags(self, index: int) -> ItemTags:
-        record = self.records.get(index) or {}
-        mark = self.marks.get(self.items[index].id)
-        auto = [Tag.from_json(t) for t in record.get("tags", [])]
+    def record(self, index: int) -> dict[str, Any] | None:
+        """The item's full stored record (outputs, steps, tags with evidence), or None while pending."""
+        return self.store.record(index) if index in self.records else None
+
+    def tags(self, index: int, record: dict[str, Any] | None = None) -> ItemTags:
+        """The item's tags with people's edits applied; from ``record`` (with evidence) when given, else its summary."""
+        if record is not None:
+            auto = [Tag.from_json(t) for t in record.get("tags", [])]
+        else:
+            labels = self.labels()
+            auto = [Tag(code=c, label=labels.get(c, c)) for c in (self.records.get(index) or {}).get("tags", [])]
+        mark = self.marks.get(self.ids[index])
         if not mark:
             return ItemTags(auto=auto)
-        removed = mark["removed"]
-        kept = [t for t in auto if t.code not in removed]
+        kept = [t for t in auto if t.code not in mark.removed]
         kept_codes = {t.code for t in kept}
         return ItemTags(
             auto=kept,
-            removed=[t for t in auto if t.code in removed],
-            manual={c: label for c, label in mark["added"].items() if c not in kept_codes},
-            reviewed=mark["reviewed"],
-            notes=list(mark["notes"]),
+            removed=[t for t in auto if t.code in mark.removed],
+            manual={c: label for c, label in mark.added.items() if c not in kept_codes},
+            reviewed=mark.reviewed,
+            notes=list(mark.notes),
         )
+
+    def labels(self) -> dict[str, str]:
+        return {t.code: t.label for t in self.taxonomy()}
 
     # ------------------------------------------------------------- live updates
 
@@ -99,7 +155,7 @@ class RunState:
         """Take newly finished records (from the runner) into the state."""
         if not fresh:
             return
-        self.records.update(fresh)
+        self.records.update((i, summary_of(r)) for i, r in fresh.items())
         for index in fresh:
             self.versions[index] = self.versions.get(index, 0) + 1
             self._haystack.pop(index, None)
@@ -108,18 +164,30 @@ class RunState:
         """Re-read results (after a rescore, a resume, or when the runner stops)."""
         if store is not None:
             self.store = store
-        self.records = self.store.results()
+            self.items = RunItems(store)
+        self.records = self.store.summaries()
         self.versions = {i: self.versions.get(i, 0) + 1 for i in range(self.total)}
         self._haystack.clear()
 
     # ------------------------------------------------------------- annotations
 
     def annotate(self, index: int, kind: str, code: str = "", text: str = "", label: str = "") -> None:
-        """Write one event now (atomically, by the store) and refresh the item's marks."""
-        item_id = self.items[index].id
-        self.annotations.add(item_id, kind, code=code, text=text, label=label)
-        self.marks = self.annotations.effective()
+        """Write one event now (durably, by the log) and refresh the item's marks."""
+        self.annotations.add(self.ids[index], kind, code=code, text=text, label=label)
+        self.refresh_annotations()
         self.versions[index] = self.versions.get(index, 0) + 1
+
+    def refresh_annotations(self) -> list[int]:
+        """Take in events written since the last look, by this or another process; the indices they touch."""
+        fresh = self.annotations.refresh()
+        if not fresh:
+            return []
+        if self._positions is None:
+            self._positions = {item_id: i for i, item_id in enumerate(self.ids)}
+        touched = sorted({self._positions[e["item"]] for e in fresh if e["item"] in self._positions})
+        for index in touched:
+            self.versions[index] = self.versions.get(index, 0) + 1
+        return touched
 
     def add_tag(self, index: int, code: str) -> None:
         label = next((t.label for t in self.taxonomy() if t.code == code), code)
@@ -144,7 +212,7 @@ class RunState:
         choices += [("annotated", "annotated by a person"), ("unreviewed", "wrong and not reviewed")]
         seen = {t.code for t in self.taxonomy()}
         for record in self.records.values():
-            seen.update(t["code"] for t in record.get("tags", []))
+            seen.update(record.get("tags", []))
         labels = {t.code: t.label for t in self.taxonomy()}
         ordered = [t.code for t in self.taxonomy()] + sorted(seen - set(labels))
         choices += [(f"tag:{code}", f"tag {code} ({labels.get(code, code)})") for code in ordered]
@@ -161,11 +229,11 @@ class RunState:
                 if status != f:
                     return False
             elif f == "annotated":
-                if self.items[index].id not in self.marks:
+                if self.ids[index] not in self.marks:
                     return False
             elif f == "unreviewed":
-                mark = self.marks.get(self.items[index].id)
-                if status not in WRONG or (mark and mark["reviewed"]):
+                mark = self.marks.get(self.ids[index])
+                if status not in WRONG or (mark and mark.reviewed):
                     return False
             elif f.startswith("tag:"):
                 if f[4:] not in self.tags(index).codes:
@@ -180,7 +248,7 @@ class RunState:
         if text is None:
             item = self.items[index]
             parts = [item.id] + [v for v in item.inputs.values() if isinstance(v, str)]
-            record = self.records.get(index)
+            record = self.record(index)
             if record:
                 parts += [o for o in record.get("outputs", []) if isinstance(o, str)]
             text = self._haystack[index] = "\n".join(parts).lower()

@@ -216,9 +216,9 @@ def item_detail(store: RunStore, index: int, record: dict[str, Any] | None = Non
     from the store, and ``{}`` means the item has none yet (pending) without reading.
     """
     engine, settings = run_settings(store)
-    item = store.items()[index]
+    item = store.item(index)
     if record is None:
-        record = store.results().get(index)
+        record = store.record(index)
     record = record or None
     outputs = list(record.get("outputs", [])) if record else []
     templates = store.meta.get("templates")
@@ -234,14 +234,14 @@ def item_detail(store: RunStore, index: int, record: dict[str, Any] | None = Non
 
 
 def find_item(store: RunStore, ref: str) -> tuple[int, Item]:
-    """An item by id, or by its 1-based position in the run."""
-    items = store.items()
-    for index, item in enumerate(items):
-        if item.id == ref:
-            return index, item
-    if ref.isdigit() and 1 <= int(ref) <= len(items):
-        return int(ref) - 1, items[int(ref) - 1]
-    raise InputError(f"run {store.label} has no item {ref!r} (ids like {items[0].id if items else '-'}, or 1..{len(items)})")
+    """An item by id, or by its 1-based position in the run (reading only that item)."""
+    index = store.find_item(ref)
+    if index is None and ref.isdigit() and 1 <= int(ref) <= store.total:
+        index = int(ref) - 1
+    if index is None:
+        example = store.item(0).id if store.total else "-"
+        raise InputError(f"run {store.label} has no item {ref!r} (ids like {example}, or 1..{store.total})")
+    return index, store.item(index)
 
 
 def build_report(store: RunStore, against: Sequence[RunStore] = ()) -> tuple[Any, dict[str, Any]]:

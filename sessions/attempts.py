@@ -1,7 +1,7 @@
 """Debugging a prompt live: re-run one item with edited templates, keeping every attempt.
 
 A re-run never touches the run's results: each attempt is appended to the run folder's
-``attempts.json`` (TinyDB, table ``attempts``, atomic writes), one record per attempt::
+``attempts.json`` (TinyDB, table ``attempts``), one record per attempt::
 
     {"attempt_id": 1, "item": "dedc-004", "index": 4, "templates": {...},
      "prompts": [{"step", "messages"}], "outputs": [...], "status": "wrong",
@@ -10,12 +10,22 @@ A re-run never touches the run's results: each attempt is appended to the run fo
 plus ``"error"`` when the backend failed (status ``error``). ``attempt_id`` counts from 1
 per item. Once the edited prompt works, ``fork_with_templates`` makes it a new run.
 
-One re-run at a time per item: attempt ids are assigned when a re-run starts.
+One re-run at a time per item: attempt ids are assigned when a re-run starts. TinyDB
+fits here (a small document table read whole); every write replaces the file atomically
+under an exclusive ``flock`` on ``attempts.lock``, so two windows re-running items of one
+run never drop each other's attempts.
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+import fcntl
+import json
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+from tinydb import TinyDB
+from tinydb.storages import Storage
 
 from engines.core import settings_to_json
 from sessions.api import DEFAULT_SEED, package_versions, response_cache, run_settings
@@ -24,28 +34,58 @@ from sessions.config import load_config
 from sessions.errors import InputError
 from sessions.models import make_backend, parse_model_spec
 from sessions.runner import run_steps
-from sessions.store import RunStore, now_iso, open_db
+from sessions.files import atomic_write_text, now_iso
+from sessions.store import RunStore
 
 ATTEMPTS_FILE = "attempts.json"
 ATTEMPTS_TABLE = "attempts"
 
 
+class AtomicJSONStorage(Storage):
+    """TinyDB storage that reads the file afresh and replaces it atomically on every write."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+
+    def read(self) -> dict[str, Any] | None:
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        if not text.strip():
+            return None
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{self.path} is not valid JSON ({exc})") from None
+
+    def write(self, data: dict[str, Any]) -> None:
+        atomic_write_text(self.path, json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+
+
+@contextmanager
+def _attempts_table(store: RunStore) -> Iterator[Any]:
+    """The attempts table, held exclusively against other processes while the block runs."""
+    with open(store.folder / "attempts.lock", "a+") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        db = TinyDB(store.folder / ATTEMPTS_FILE, storage=AtomicJSONStorage)
+        try:
+            yield db.table(ATTEMPTS_TABLE)
+        finally:
+            db.close()
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 def list_attempts(store: RunStore, item_id: str) -> list[dict[str, Any]]:
     """Every attempt stored for one item, oldest first."""
-    db = open_db(store.folder / ATTEMPTS_FILE)
-    try:
-        found = [dict(doc) for doc in db.table(ATTEMPTS_TABLE).all() if doc.get("item") == item_id]
-    finally:
-        db.close()
+    with _attempts_table(store) as table:
+        found = [dict(doc) for doc in table.all() if doc.get("item") == item_id]
     return sorted(found, key=lambda a: a["attempt_id"])
 
 
 def _save_attempt(store: RunStore, attempt: Mapping[str, Any]) -> None:
-    db = open_db(store.folder / ATTEMPTS_FILE)
-    try:
-        db.table(ATTEMPTS_TABLE).insert(dict(attempt))
-    finally:
-        db.close()
+    with _attempts_table(store) as table:
+        table.insert(dict(attempt))
 
 
 async def rerun_item(
@@ -61,13 +101,12 @@ async def rerun_item(
     before anything is stored.
     """
     engine, settings = run_settings(store)
-    items = store.items()
-    if not 0 <= index < len(items):
-        raise InputError(f"run {store.label} has no item at index {index} (0..{len(items) - 1})")
-    item = items[index]
+    if not 0 <= index < store.total:
+        raise InputError(f"run {store.label} has no item at index {index} (0..{store.total - 1})")
+    item = store.item(index)
     chosen = {**(store.meta.get("templates") or {}), **templates}
     attempt_id = len(list_attempts(store, item.id)) + 1
-    previous = store.results().get(index) or {}
+    previous = store.record(index) or {}
     request_attempt = int(previous.get("attempt", 0)) + attempt_id
 
     own_backend = backend is None

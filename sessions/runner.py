@@ -15,7 +15,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 from engines.core import Engine, Item, Verdict
 from sessions.backends.base import Backend, BackendError, CallRequest, Completion
-from sessions.store import FLUSH_SECONDS, RunStore, now_iso
+from sessions.files import now_iso
+from sessions.store import FLUSH_SECONDS, PersistError, RunStore
 from sessions.tools import run_tool
 
 
@@ -194,50 +195,89 @@ class Runner:
         between them is bounded, so callers wait when scoring falls behind instead of
         piling up answers.
         """
-        items = self.store.items()
-        previous = self.store.results()
+        previous = self.store.summaries()
         todo = list(self.store.pending_indices() if indices is None else indices)
         self.progress = Progress(total=len(todo))
         queue: asyncio.Queue[int] = asyncio.Queue()
         for index in todo:
             queue.put_nowait(index)
+        attempts = {i: int(previous[i].get("attempt", -1)) + 1 if i in previous else 0 for i in todo}
+        del previous
         answered: asyncio.Queue[Answered | None] = asyncio.Queue(maxsize=self.concurrency)
         self.store.update_meta(status="running")
         self.store.auto_flush = False
         flusher = asyncio.create_task(self._flush_periodically())
-        callers = asyncio.create_task(self._call_all(queue, items, previous, answered))
-        scorer = asyncio.create_task(self._score_all(answered))
-        status = "finished"
+        work = asyncio.gather(self._call_all(queue, attempts, answered), self._score_all(answered))
+        failure: BaseException | None = None
+        crashed = False
         try:
-            await asyncio.gather(callers, scorer)
+            await asyncio.wait({work, flusher}, return_when=asyncio.FIRST_COMPLETED)
+            if flusher.done():
+                failure = flusher.exception() or PersistError(f"run {self.store.label}: results stopped being saved")
+            else:
+                work.result()
         except asyncio.CancelledError:
             self._cancelled = True
             raise
+        except BaseException:
+            crashed = True
+            raise
         finally:
-            for task in (callers, scorer, flusher):
+            for task in (work, flusher):
                 task.cancel()
-            await asyncio.gather(callers, scorer, flusher, return_exceptions=True)
+            await asyncio.gather(work, flusher, return_exceptions=True)
             self.store.auto_flush = True
             self.progress.finished = time.monotonic()
             self.progress.cancelled = self._cancelled
-            self.store.flush()
-            if self._cancelled:
-                status = "cancelled"
-            elif self.store.pending_indices():
-                status = "incomplete"
-            self.store.update_meta(status=status)
+            failure = self._settle(failure, todo, crashed)
+        if failure is not None:
+            raise failure
         return self.progress
 
+    def _settle(self, failure: BaseException | None, todo: Sequence[int], crashed: bool) -> BaseException | None:
+        """Store what is buffered, check every item run has a stored result, and record the run's status.
+
+        Returns the failure that ends the run, if any: a write that failed now or earlier.
+        A run is ``finished`` only when every item of the run has a stored result on disk;
+        one cut short (cancelled, or ``crashed`` by an error raised elsewhere) is left for resume.
+        """
+        if failure is None:
+            try:
+                self.store.flush()
+            except PersistError as exc:
+                failure = exc
+        if failure is not None:
+            self.store.discard_buffer()  # not stored: those items stay pending for resume
+            status = "failed"
+        elif self._cancelled:
+            status = "cancelled"
+        elif crashed:
+            status = "incomplete"
+        else:
+            stored = RunStore(self.store.folder).summaries()  # what is on disk, read afresh as any reader would
+            missing = [i for i in todo if i not in stored]
+            if missing:
+                failure = PersistError(f"run {self.store.label}: {len(missing)} item(s) have no stored result; "
+                                       f"`n2f resume {self.store.label}` runs them")
+                status = "failed"
+            else:
+                status = "incomplete" if self.store.pending_indices() else "finished"
+        try:
+            self.store.update_meta(status=status)
+        except PersistError as exc:
+            failure = failure or exc
+        return failure
+
     async def _flush_periodically(self) -> None:
-        """Write buffered results at least once a second, off the event loop."""
+        """Write buffered results at least once a second, off the event loop; a failed write ends the run."""
         while True:
             await asyncio.sleep(FLUSH_SECONDS)
             await asyncio.to_thread(self.store.flush)
 
-    async def _call_all(self, queue: asyncio.Queue[int], items: list[Item], previous: Mapping[int, dict],
+    async def _call_all(self, queue: asyncio.Queue[int], attempts: Mapping[int, int],
                         answered: asyncio.Queue[Answered | None]) -> None:
         """The callers; once they are all done, tell the scorer that nothing more is coming."""
-        callers = [asyncio.create_task(self._caller(queue, items, previous, answered))
+        callers = [asyncio.create_task(self._caller(queue, attempts, answered))
                    for _ in range(min(self.concurrency, queue.qsize()) or 1)]
         try:
             await asyncio.gather(*callers)
@@ -247,7 +287,7 @@ class Runner:
             await asyncio.gather(*callers, return_exceptions=True)
         await answered.put(None)
 
-    async def _caller(self, queue: asyncio.Queue[int], items: list[Item], previous: Mapping[int, dict],
+    async def _caller(self, queue: asyncio.Queue[int], attempts: Mapping[int, int],
                       answered: asyncio.Queue[Answered | None]) -> None:
         while not self._cancelled:
             await self._gate.wait()
@@ -257,8 +297,8 @@ class Runner:
                 index = queue.get_nowait()
             except asyncio.QueueEmpty:
                 return
-            attempt = int(previous.get(index, {}).get("attempt", -1)) + 1
-            item = items[index]
+            attempt = attempts[index]
+            item = self.store.item(index)
             trace = await run_steps(self.engine, item, self.settings, self.backend, self.templates, attempt)
             if self._cancelled:
                 return

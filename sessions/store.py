@@ -1,137 +1,94 @@
-"""Runs on disk: one folder per run, every write atomic.
+"""Runs on disk: one folder per run, each file with one owner.
 
 Layout of ``runs/<run id>/``:
-  meta.json         engine, settings, seed, model, templates, status (atomic JSON)
-  items.jsonl       the run's items, written once when the run is created
-  results.json      TinyDB, one document per finished item (doc id = item index + 1)
-  annotations.json  TinyDB, a person's tags and notes: rewriting results never touches it
-  lock              held (flock) by the process running the run
+  meta.json             engine, settings, seed, model, templates, status (atomic JSON)
+  items.jsonl           the run's items, written once when the run is created
+  items.idx             byte offset of each item's line (uint64, little-endian), so one
+                        item is read without parsing the others
+  items.ids             the items' ids, one JSON string a line (lists and lookups by id)
+  results.jsonl         full result records, append-only   } see sessions.results_log
+  results.index.jsonl   one short summary per record       }
+  annotations.jsonl     people's tags and notes, append-only, several writers (sessions.annotations)
+  attempts.json         re-runs from the prompt editor (sessions.attempts)
+  lock                  held (flock) by the process that owns the run's results
 
-A crash or ``kill -9`` can lose only results still buffered in memory (at most about
-one second of work); ``resume`` re-runs whatever has no result or ended in ``error``.
+Only the owner (the process holding ``lock``) appends results, cuts what a dead writer
+left half done and removes temp files, and only those of dead processes. Readers (the
+inspector, ``show``, ``report``, ``runs``) never delete, move or rewrite anything.
+
+The owner buffers finished records for at most a second; a crash or ``kill -9`` can lose
+only those, and ``resume`` re-runs whatever has no result or ended in ``error``. A write
+that fails (disk full, permissions, a vanished folder) raises ``PersistError``: the run
+stops with what was stored kept.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import fcntl
 import json
-import os
 import re
 import secrets
 import threading
 import time
+from array import array
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from tinydb import TinyDB
-from tinydb.storages import Storage
-from tinydb.table import Document
-
 from engines.core import Item
-from sessions.errors import InputError
+from sessions.annotations import AnnotationLog
+from sessions.errors import InputError, RuntimeFailure
+from sessions.files import atomic_write_bytes, atomic_write_text, clean_dead_temp_files, now_iso
 from sessions.paths import ensure_writable, runs_dir
+from sessions.results_log import ResultsLog, summary_of
 
 FLUSH_SECONDS = 1.0
 FLUSH_ITEMS = 2000
-TMP_MARK = ".tmp-"
+ITEMS = "items.jsonl"
+ITEMS_INDEX = "items.idx"
+ITEM_IDS = "items.ids"
 
-
-def now_iso() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write via a temp file in the same folder, fsync, then rename over the target."""
-    tmp = path.with_name(f"{path.name}{TMP_MARK}{os.getpid()}-{secrets.token_hex(4)}")
-    try:
-        with open(tmp, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    try:
-        dir_fd = os.open(path.parent, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
-
-
-def clean_stale_temp_files(folder: Path) -> None:
-    for stale in folder.glob(f"*{TMP_MARK}*"):
-        stale.unlink(missing_ok=True)
-
-
-class AtomicJSONStorage(Storage):
-    """TinyDB storage whose every write is atomic, keeping the last state in memory.
-
-    TinyDB re-reads storage on every operation; serving reads from memory keeps a
-    batch insert O(batch) in parsing cost, and the atomic replace means a reader or a
-    crash never sees a half-written file.
-    """
-
-    def __init__(self, path: str | Path):
-        self.path = Path(path)
-        self._data: dict[str, Any] | None = None
-
-    def read(self) -> dict[str, Any] | None:
-        if self._data is None:
-            try:
-                text = self.path.read_text(encoding="utf-8")
-            except FileNotFoundError:
-                return None
-            if not text.strip():
-                return None
-            try:
-                self._data = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{self.path} is not valid JSON ({exc}); the run cannot be read") from None
-        return self._data
-
-    def write(self, data: dict[str, Any]) -> None:
-        try:
-            atomic_write_text(self.path, json.dumps(data, ensure_ascii=False, separators=(",", ":")))
-        except BaseException:
-            self._data = None
-            raise
-        self._data = data
-
-    def close(self) -> None:
-        self._data = None
-
-
-def open_db(path: Path) -> TinyDB:
-    return TinyDB(path, storage=AtomicJSONStorage)
 
 
 class RunLocked(InputError):
     pass
 
 
+class PersistError(RuntimeFailure):
+    """Results could not be written: the run stops, keeping what was stored."""
+
+
+def item_offsets(data: bytes) -> array:
+    """Start offset of every line of ``items.jsonl`` plus its end, for files written without ``items.idx``."""
+    offsets = array("Q", [0])
+    for match in re.finditer(b"\n", data):
+        offsets.append(match.end())
+    if offsets[-1] != len(data):
+        offsets.append(len(data))
+    return offsets
+
+
+def ids_bytes(ids: Iterable[str]) -> bytes:
+    return b"".join(json.dumps(i, ensure_ascii=False).encode("utf-8") + b"\n" for i in ids)
+
+
 class RunStore:
-    """One run's files, with buffered, batched, atomic result writes."""
+    """One run's files: readable by any process, results written only by the lock holder."""
 
     def __init__(self, folder: Path):
         self.folder = folder
-        clean_stale_temp_files(folder)
         self.meta: dict[str, Any] = self._read_meta()
-        self._db = open_db(folder / "results.json")
-        self._results = self._db.table("results")
+        self._log = ResultsLog(folder)
         self._buffer: dict[int, dict[str, Any]] = {}
         self._last_flush = time.monotonic()
-        # A runner flushes from a worker thread so that rewriting a large results file
-        # never stalls the event loop (and a UI on it); buffering only takes the short lock.
+        # A runner flushes from a worker thread so that appending never stalls the event
+        # loop (and a UI on it); one lock orders the log's reads and writes across threads.
         self.auto_flush = True
         self._buffer_lock = threading.Lock()
-        self._write_lock = threading.Lock()
-        self._lock_handle = None
+        self._log_lock = threading.Lock()
+        self._lock_handle: Any = None
         self._items: list[Item] | None = None
+        self._offsets: array | None = None
+        self._ids: list[str] | None = None
 
     # ---------------------------------------------------------------- creation
 
@@ -154,11 +111,17 @@ class RunStore:
             validate_name(name)
             if any(m.get("name") == name for m in list_run_meta()):
                 raise InputError(f"a run named {name!r} exists already; choose another --name")
-        stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+        stamp = time.strftime("%Y%m%d-%H%M%S")
         run_id = f"{engine}-{stamp}-{secrets.token_hex(2)}"
         folder = base / run_id
         folder.mkdir()
-        atomic_write_text(folder / "items.jsonl", "".join(json.dumps(i.to_json(), ensure_ascii=False) + "\n" for i in items))
+        lines = [json.dumps(i.to_json(), ensure_ascii=False).encode("utf-8") + b"\n" for i in items]
+        offsets = array("Q", [0])
+        for line in lines:
+            offsets.append(offsets[-1] + len(line))
+        atomic_write_bytes(folder / ITEMS, b"".join(lines))
+        atomic_write_bytes(folder / ITEMS_INDEX, offsets.tobytes())
+        atomic_write_bytes(folder / ITEM_IDS, ids_bytes(i.id for i in items))
         meta = {
             "id": run_id,
             "name": name,
@@ -176,9 +139,7 @@ class RunStore:
             **(extra or {}),
         }
         atomic_write_text(folder / "meta.json", json.dumps(meta, indent=2, ensure_ascii=False))
-        store = cls(folder)
-        store._items = items
-        return store
+        return cls(folder)
 
     @classmethod
     def open(cls, ref: str) -> "RunStore":
@@ -205,28 +166,96 @@ class RunStore:
 
     def update_meta(self, **values: Any) -> None:
         self.meta.update(values, updated=now_iso())
-        atomic_write_text(self.folder / "meta.json", json.dumps(self.meta, indent=2, ensure_ascii=False))
+        try:
+            atomic_write_text(self.folder / "meta.json", json.dumps(self.meta, indent=2, ensure_ascii=False))
+        except OSError as exc:
+            raise PersistError(f"run {self.label}: could not save its metadata ({exc.strerror or exc})") from None
 
     # ------------------------------------------------------------------ items
 
+    @property
+    def total(self) -> int:
+        return int(self.meta.get("total", 0))
+
     def items(self) -> list[Item]:
+        """Every item of the run (parsed once and kept)."""
         if self._items is None:
-            path = self.folder / "items.jsonl"
-            try:
-                lines = path.read_text(encoding="utf-8").splitlines()
-            except FileNotFoundError:
-                raise InputError(f"run {self.label}: items.jsonl is missing") from None
-            self._items = [Item.from_json(json.loads(line)) for line in lines if line.strip()]
+            self._items = self.read_items()
         return self._items
+
+    def read_items(self) -> list[Item]:
+        """Every item of the run, parsed afresh and not kept by the store."""
+        return [Item.from_json(json.loads(line)) for line in self._items_bytes().splitlines() if line.strip()]
+
+    def item(self, index: int) -> Item:
+        """One item, reading only its line."""
+        if self._items is not None:
+            return self._items[index]
+        offsets = self._item_offsets()
+        if not 0 <= index < len(offsets) - 1:
+            raise IndexError(index)
+        with open(self.folder / ITEMS, "rb") as handle:
+            handle.seek(offsets[index])
+            return Item.from_json(json.loads(handle.read(offsets[index + 1] - offsets[index])))
+
+    def item_ids(self) -> list[str]:
+        """Every item's id in run order, without parsing the items."""
+        if self._ids is None:
+            try:
+                data = (self.folder / ITEM_IDS).read_bytes()
+            except FileNotFoundError:  # written by an earlier version
+                self._ids = [item.id for item in self.items()]
+            else:
+                self._ids = json.loads(b"[" + b",".join(data.splitlines()) + b"]")
+        return self._ids
+
+    def find_item(self, item_id: str) -> int | None:
+        """The index of the item with this id."""
+        try:
+            return self.item_ids().index(item_id)
+        except ValueError:
+            return None
+
+    def _items_bytes(self) -> bytes:
+        try:
+            return (self.folder / ITEMS).read_bytes()
+        except FileNotFoundError:
+            raise InputError(f"run {self.label}: items.jsonl is missing") from None
+
+    def _item_offsets(self) -> array:
+        if self._offsets is None:
+            offsets = array("Q")
+            try:
+                offsets.frombytes((self.folder / ITEMS_INDEX).read_bytes())
+            except FileNotFoundError:
+                offsets = item_offsets(self._items_bytes())
+            self._offsets = offsets
+        return self._offsets
 
     # ---------------------------------------------------------------- results
 
+    def summaries(self) -> dict[int, dict[str, Any]]:
+        """Item index -> the latest result's summary (status, scores, tag codes, attempt), buffered ones included."""
+        with self._log_lock:
+            stored = dict(self._log.summaries())
+        with self._buffer_lock:
+            stored.update((i, summary_of(r)) for i, r in self._buffer.items())
+        return stored
+
+    def record(self, index: int) -> dict[str, Any] | None:
+        """One item's latest full record, reading nothing else."""
+        with self._buffer_lock:
+            if index in self._buffer:
+                return self._buffer[index]
+        with self._log_lock:
+            return self._log.record(index)
+
     def results(self) -> dict[int, dict[str, Any]]:
-        """Item index -> stored record, including buffered ones."""
-        with self._write_lock:
-            stored = {doc.doc_id - 1: dict(doc) for doc in self._results.all()}
-            with self._buffer_lock:
-                stored.update(self._buffer)
+        """Item index -> latest full record, buffered ones included (reads the whole log: reports, exports)."""
+        with self._log_lock:
+            stored = dict(self._log.iter_records())
+        with self._buffer_lock:
+            stored.update(self._buffer)
         return stored
 
     def add_result(self, index: int, record: dict[str, Any]) -> None:
@@ -238,34 +267,58 @@ class RunStore:
             self.flush()
 
     def flush(self) -> None:
-        """Write buffered records in one atomic batch (safe to call from a worker thread)."""
-        with self._write_lock:
+        """Append buffered records in one durable batch (safe from a worker thread); owner only.
+
+        The batch leaves the buffer only once it is on disk; a failed write raises
+        PersistError and the log refuses further writes until the run is reopened.
+        """
+        self._require_owner()
+        with self._log_lock:
             with self._buffer_lock:
-                batch, self._buffer = self._buffer, {}
+                batch = dict(self._buffer)
             self._last_flush = time.monotonic()
             if not batch:
                 return
-            replaced = [i + 1 for i in batch if self._results.contains(doc_id=i + 1)]
-            if replaced:
-                self._results.remove(doc_ids=replaced)
-            self._results.insert_multiple(Document(record, doc_id=i + 1) for i, record in sorted(batch.items()))
+            try:
+                self._log.append(batch)
+            except OSError as exc:
+                raise PersistError(
+                    f"run {self.label}: could not save results ({exc.strerror or exc}); what was saved is kept, "
+                    f"`n2f resume {self.label}` finishes the run"
+                ) from None
+            with self._buffer_lock:
+                for index, record in batch.items():
+                    if self._buffer.get(index) is record:
+                        del self._buffer[index]
+
+    def discard_buffer(self) -> None:
+        """Forget records that could not be stored; their items stay pending."""
+        with self._buffer_lock:
+            self._buffer.clear()
 
     def replace_all_results(self, records: Mapping[int, dict[str, Any]]) -> None:
-        """Rewrite every result in one atomic write (rescore)."""
+        """Store new versions of these records (rescore): appended, so the latest wins and nothing is rewritten."""
+        with self._buffer_lock:
+            self._buffer.update(records)
         self.flush()
-        with self._write_lock:
-            self._results.truncate()
-            self._results.insert_multiple(Document(r, doc_id=i + 1) for i, r in sorted(records.items()))
 
     def pending_indices(self) -> list[int]:
         """Items with no result yet or whose last attempt hit an infrastructure error."""
-        done = self.results()
-        return [i for i in range(len(self.items())) if i not in done or done[i].get("status") == "error"]
+        done = self.summaries()
+        return [i for i in range(self.total) if i not in done or done[i].get("status") == "error"]
+
+    def summary(self) -> dict[str, Any]:
+        """Done count, errors and accuracy, from the summaries alone (home screen, ``n2f runs``)."""
+        summaries = self.summaries()
+        judged = [s for s in summaries.values() if s.get("status") != "error"]
+        correct = sum(s.get("status") == "correct" for s in judged)
+        return {"done": len(judged), "errors": len(summaries) - len(judged),
+                "accuracy": correct / len(judged) if judged else None}
 
     # ------------------------------------------------------------------- lock
 
     def acquire(self) -> None:
-        """Hold the run for this process so two processes never write it at once."""
+        """Own the run: hold its lock, then make its files whole after whatever a dead owner left."""
         handle = open(self.folder / "lock", "a+")
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -273,63 +326,41 @@ class RunStore:
             handle.close()
             raise RunLocked(f"run {self.label} is being written by another process") from None
         self._lock_handle = handle
+        try:
+            clean_dead_temp_files(self.folder)
+            with self._log_lock:
+                self._log.recover()
+            if not (self.folder / ITEMS_INDEX).exists():
+                atomic_write_bytes(self.folder / ITEMS_INDEX, item_offsets(self._items_bytes()).tobytes())
+            if not (self.folder / ITEM_IDS).exists():
+                atomic_write_bytes(self.folder / ITEM_IDS, ids_bytes(self.item_ids()))
+        except OSError as exc:
+            self.close()
+            raise PersistError(f"run {self.label}: its files cannot be repaired ({exc.strerror or exc})") from None
+
+    @property
+    def owned(self) -> bool:
+        return self._lock_handle is not None
+
+    def _require_owner(self) -> None:
+        if self._lock_handle is None:
+            raise RuntimeError(f"run {self.label}: results are written only by the process holding its lock")
 
     def close(self) -> None:
-        self.flush()
-        if self._lock_handle is not None:
-            fcntl.flock(self._lock_handle, fcntl.LOCK_UN)
-            self._lock_handle.close()
-            self._lock_handle = None
-        self._db.close()
+        """Flush (if owner) and let the run go; the lock is released even when the flush fails."""
+        try:
+            if self._lock_handle is not None:
+                self.flush()
+        finally:
+            with self._log_lock:
+                self._log.close()
+            if self._lock_handle is not None:
+                fcntl.flock(self._lock_handle, fcntl.LOCK_UN)
+                self._lock_handle.close()
+                self._lock_handle = None
 
-    def annotations(self) -> "AnnotationStore":
-        return AnnotationStore(self.folder / "annotations.json")
-
-
-class AnnotationStore:
-    """A person's tags and notes for a run, as an event log in its own file.
-
-    Every event is written immediately and atomically: a person's work is never
-    buffered, and rescoring a run never opens this file.
-    """
-
-    KINDS = ("tag_add", "tag_remove", "note", "reviewed")
-
-    def __init__(self, path: Path):
-        clean_stale_temp_files(path.parent)
-        self._db = open_db(path)
-        self._events = self._db.table("events")
-
-    def add(self, item_id: str, kind: str, code: str = "", text: str = "", label: str = "") -> None:
-        if kind not in self.KINDS:
-            raise ValueError(f"unknown annotation kind {kind!r}")
-        self._events.insert(
-            {"item": item_id, "kind": kind, "code": code, "label": label, "text": text, "time": now_iso(), "source": "manual"}
-        )
-
-    def events(self, item_id: str | None = None) -> list[dict[str, Any]]:
-        events = [dict(e) for e in self._events.all()]
-        return [e for e in events if item_id is None or e["item"] == item_id]
-
-    def effective(self) -> dict[str, dict[str, Any]]:
-        """Item id -> {"added": {code: label}, "removed": set, "notes": [...], "reviewed": bool}."""
-        state: dict[str, dict[str, Any]] = {}
-        for e in self.events():
-            s = state.setdefault(e["item"], {"added": {}, "removed": set(), "notes": [], "reviewed": False})
-            if e["kind"] == "tag_add":
-                s["added"][e["code"]] = e.get("label") or e["code"]
-                s["removed"].discard(e["code"])
-            elif e["kind"] == "tag_remove":
-                s["added"].pop(e["code"], None)
-                s["removed"].add(e["code"])
-            elif e["kind"] == "note":
-                s["notes"].append(e["text"])
-            elif e["kind"] == "reviewed":
-                s["reviewed"] = True
-        return state
-
-    def close(self) -> None:
-        self._db.close()
+    def annotations(self, annotator: str = "") -> AnnotationLog:
+        return AnnotationLog(self.folder, annotator)
 
 
 # ------------------------------------------------------------------ finding runs

@@ -33,6 +33,7 @@ def annotated_run():
     items = engine.items(settings, 0)[:6]
     store = RunStore.create(engine="dedc", settings={}, seed=0, model="sim", backend={}, items=items,
                             templates=engine.templates(settings), concurrency=1)
+    store.acquire()
     auto = [["omission"], ["omission", "redundancy"], [], ["primitive_confusion"], ["omission"], []]
     for index, codes in enumerate(auto):
         status = "error" if index == 5 else "wrong" if codes else "correct"

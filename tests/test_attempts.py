@@ -63,14 +63,14 @@ async def test_edited_template_changes_the_prompt_sent_and_stored():
 
 async def test_attempts_accumulate_survive_reopening_and_leave_results_alone():
     store = await finished_run()
-    results_file = store.folder / "results.json"
-    before = results_file.read_bytes()
+    results_files = [store.folder / "results.jsonl", store.folder / "results.index.jsonl"]
+    before = [f.read_bytes() for f in results_files]
     item_id = store.items()[0].id
     backend = RecordingBackend(get_engine("dedc"))
     for _ in range(3):
         await rerun_item(store, 0, {"answer": EDITED}, backend=backend)
     assert [r.attempt for r in backend.requests] == [1, 2, 3]  # never the run's attempt 0: no stale cache hit
-    assert results_file.read_bytes() == before
+    assert [f.read_bytes() for f in results_files] == before
     reopened = RunStore.open(store.id)
     assert [a["attempt_id"] for a in list_attempts(reopened, item_id)] == [1, 2, 3]
     assert list_attempts(reopened, store.items()[1].id) == []

@@ -58,8 +58,10 @@ def test_main_score_decides_difference_when_statuses_agree():
 def fake_run(ids):
     engine = FakeEngine()
     items = [i for i in engine.items(parse_settings(FakeSettings, ["count=4"]), 0) if i.id in ids]
-    return RunStore.create(engine="fake", settings={}, seed=0, model="sim", backend={}, items=items,
-                           templates={}, concurrency=1)
+    store = RunStore.create(engine="fake", settings={}, seed=0, model="sim", backend={}, items=items,
+                            templates={}, concurrency=1)
+    store.acquire()
+    return store
 
 
 async def test_refuses_other_engines_and_runs_without_common_items(monkeypatch):

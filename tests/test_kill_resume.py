@@ -12,16 +12,15 @@ from pathlib import Path
 
 import pytest
 
+from sessions.results_log import ResultsLog
 from test_cli import n2f
 
 COMPARED = ("n", "counts", "accuracy", "tags", "metrics", "tables")
 
 
 def results_on_disk(run_dir: Path) -> int:
-    path = run_dir / "results.json"
-    if not path.exists():
-        return 0
-    return len(json.loads(path.read_text()).get("results", {}))
+    """Items with a stored result, read as any reader would (a partial last line does not count)."""
+    return len(ResultsLog(run_dir).summaries())
 
 
 @pytest.mark.slow

@@ -20,6 +20,7 @@ def new_run(n=20, steps=1):
     settings = parse_settings(FakeSettings, [f"count={n}", f"steps={steps}"])
     store = RunStore.create(engine="fake", settings={}, seed=0, model="sim", backend={}, items=engine.items(settings, 0),
                             templates=engine.templates(settings), concurrency=4)
+    store.acquire()
     return engine, settings, store
 
 

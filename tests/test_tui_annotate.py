@@ -158,3 +158,21 @@ async def test_annotations_survive_the_app_being_killed():
         state = app.screen.state
         index = next(i for i, item in enumerate(state.items) if item.id == item_id)
         assert state.tags(index).notes == ["typed before the kill"] and state.tags(index).reviewed
+
+
+async def test_the_run_screen_shows_tags_another_process_adds():
+    await make_run("together", limit=20)
+    app = N2FApp(run="together", frozen=True, demo=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await until(pilot, lambda: screen_named(app, "RunScreen"))
+        screen = app.screen
+        index = screen.current
+        item_id = screen.state.ids[index]
+        script = ("import sys; from sessions.store import RunStore; "
+                  "RunStore.open('together').annotations(annotator='bob').add(sys.argv[1], 'tag_add', code='redundancy', "
+                  "label='Redundancy')")
+        subprocess.run([sys.executable, "-c", script, item_id], check=True, env=dict(os.environ))
+        await until(pilot, lambda: "redundancy" in screen.state.tags(index).manual)
+        await until(pilot, lambda: "redundancy" in screen.query_one(DetailView).text())
+        row = screen.render_row(screen.vlist.cursor).plain
+        assert "redundancy" in row

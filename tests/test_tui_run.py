@@ -56,7 +56,7 @@ async def test_detail_shows_prompt_output_gold_structure_and_diff():
         index = screen.current
         await pilot.pause()
         text = " ".join(screen.query_one(DetailView).text().split())  # wrapped lines joined
-        record = screen.state.records[index]
+        record = screen.state.record(index)
         item = screen.state.items[index]
         assert "Prompt: answer (user)" in text
         assert "For a given question of tabular reasoning" in text  # the prompt itself
@@ -86,7 +86,7 @@ async def test_search_filter_and_sort():
         question = state.items[5].inputs["question"]
         state.set_query(question[:40])
         assert 5 in state.order
-        output = state.records[7]["outputs"][0]
+        output = state.record(7)["outputs"][0]
         state.set_query(output[:30])
         assert 7 in state.order
         screen.action_back()  # Escape clears search and filter first
@@ -97,7 +97,7 @@ async def test_search_filter_and_sort():
         app.screen.dismiss("not-correct")
         await until(pilot, lambda: state.filter == "not-correct")
         assert state.order and all(state.status(i) in WRONG for i in state.order)
-        code = next(t["code"] for r in state.records.values() for t in r["tags"])
+        code = next(code for r in state.records.values() for code in r["tags"])
         state.set_filter(f"tag:{code}")
         screen.relist()
         assert state.order and all(code in state.tags(i).codes for i in state.order)

@@ -88,7 +88,7 @@ class EditorScreen(Screen):
         self.index = index
         self.item = state.items[index]
         self.templates: dict[str, str] = state.drafts
-        record = state.records.get(index) or {}
+        record = state.record(index) or {}
         steps = record.get("steps") or []
         name = next((s.get("template") for s in steps if s.get("template") in self.templates), None)
         self.template_name = name or next(iter(self.templates), "")
@@ -118,7 +118,7 @@ class EditorScreen(Screen):
         head.append("\nCtrl+S saves and re-runs this item · Ctrl+N runs the whole run with it as a new run · "
                     "Escape goes back (the edit is kept)", style="dim")
         self.query_one("#ed-head", Static).update(head)
-        record = self.state.records.get(self.index) or {}
+        record = self.state.record(self.index) or {}
         self.query_one("#ed-original", Pane).update(outcome(
             "Stored result", self.state.status(self.index), record.get("scores") or {}, record.get("tags") or [],
             record.get("outputs") or [], record.get("error", "")))

@@ -25,13 +25,8 @@ COLUMNS = ("run", "engine", "model", "settings", "progress", "accuracy", "date")
 
 
 def summarize(meta: dict[str, Any]) -> dict[str, Any]:
-    """Done count and accuracy of a stored run (reads its results)."""
-    store = RunStore(Path(meta["_folder"]))
-    results = store.results()
-    judged = [r for r in results.values() if r.get("status") != "error"]
-    correct = sum(r.get("status") == "correct" for r in judged)
-    errors = len(results) - len(judged)
-    return {"done": len(judged), "errors": errors, "accuracy": correct / len(judged) if judged else None}
+    """Done count and accuracy of a stored run (reads its result summaries only)."""
+    return RunStore(Path(meta["_folder"])).summary()
 
 
 def engine_defaults(engine_name: str) -> dict[str, Any] | None:

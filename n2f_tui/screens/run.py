@@ -36,24 +36,30 @@ from sessions.store import RunStore
 
 TICK = 0.25
 METRICS_EVERY = 2.0
+BULK_READ = 500  # more changed records than this: one pass over the log beats one read each
 
 
-def engine_metrics(state: RunState, records: dict[int, dict[str, Any]],
-                   cache: dict[int, tuple[int, ItemResult]]) -> dict[str, Any]:
-    """The engine's report metrics over the records so far (pure: runs in a thread).
+def engine_metrics(state: RunState, cache: dict[int, tuple[int, ItemResult]]) -> dict[str, Any]:
+    """The engine's report metrics over the results so far (pure: runs in a thread).
 
     ``cache`` keeps each item's ItemResult between calls (keyed by the record's version),
-    so a live run pays for converting each record once, not once per refresh.
+    so a live run pays for reading and converting each record once, not once per refresh;
+    the first call reads the whole log in one pass.
     """
-    results = []
-    for index, record in sorted(records.items()):
-        version = state.versions.get(index, 0)
-        hit = cache.get(index)
-        if hit is None or hit[0] != version:
-            hit = cache[index] = (version, ItemResult(
-                item=state.items[index], status=record.get("status", "error"), scores=dict(record.get("scores", {})),
+    versions = dict(state.versions)
+    stale = [i for i in list(state.records) if (hit := cache.get(i)) is None or hit[0] != versions.get(i, 0)]
+    if stale:
+        bulk = len(stale) > BULK_READ
+        full = state.store.results() if bulk else {i: state.store.record(i) for i in stale}
+        items = state.store.read_items() if bulk else state.items
+        for index in stale:
+            record = full.get(index)
+            if record is None:
+                continue
+            cache[index] = (versions.get(index, 0), ItemResult(
+                item=items[index], status=record.get("status", "error"), scores=dict(record.get("scores", {})),
                 tags=[Tag.from_json(t) for t in record.get("tags", [])], outputs=list(record.get("outputs", []))))
-        results.append(hit[1])
+    results = [cache[i][1] for i in sorted(cache)]
     run = RunResults(name=state.store.label, model=state.store.meta.get("model", ""), settings=state.settings,
                      results=results)
     return dict(state.engine.report(run, []).metrics)
@@ -110,7 +116,7 @@ class RunScreen(Screen):
         self._metrics_every = METRICS_EVERY
         self._metrics_cache: dict[int, tuple[int, ItemResult]] = {}
         self.defaults = {f.name: f.default for f in settings_fields(self.state.engine.settings_type)}
-        self._id_width = min(28, max((len(i.id) for i in self.state.items), default=4))
+        self._id_width = min(28, max(map(len, self.state.ids), default=4))
 
     # ------------------------------------------------------------ composition
 
@@ -130,7 +136,7 @@ class RunScreen(Screen):
         self.call_after_refresh(self.show_current)
         self.set_interval(TICK, self.tick)
         if style.FROZEN and not self.job:  # snapshots: the same screen every time
-            self.metrics = engine_metrics(self.state, dict(self.state.records), self._metrics_cache)
+            self.metrics = engine_metrics(self.state, self._metrics_cache)
             self.update_header()
         elif not self.job:  # after the first paint: the report reads every record
             self.set_timer(0.5, self.refresh_metrics)
@@ -170,7 +176,7 @@ class RunScreen(Screen):
         status = state.status(index)
         text = Text()
         text.append(GLYPH.get(status, "?") + " ", style=STATUS_STYLE.get(status, ""))
-        text.append_text(safe_text(state.items[index].id[: self._id_width].ljust(self._id_width)))
+        text.append_text(safe_text(state.ids[index][: self._id_width].ljust(self._id_width)))
         score = state.main_score(index)
         text.append(" " + ("    -" if score is None else f"{score:5.2f}") + " ", style="dim")
         tags = state.tags(index)
@@ -216,11 +222,11 @@ class RunScreen(Screen):
         key = (index, state.versions.get(index, 0))
         if detail.shown == key:
             return
-        record = state.records.get(index)
+        record = state.record(index)
         info = api.item_detail(state.store, index, record or {})
         position = f"{self.vlist.cursor + 1}/{len(state.order)}" + (
             f" of {state.total}" if len(state.order) != state.total else "")
-        detail.show(info, state.tags(index), position, state.score_key, key)
+        detail.show(info, state.tags(index, record), position, state.score_key, key)
 
     def relist(self, keep: int | None = None) -> None:
         """After a filter, search, sort or new records: the same item stays under the cursor."""
@@ -239,6 +245,11 @@ class RunScreen(Screen):
     # ------------------------------------------------------------------ live
 
     def tick(self) -> None:
+        touched = self.state.refresh_annotations()  # events another window or process wrote
+        if touched:
+            self.vlist.refresh_rows()
+            if self.current in touched:
+                self.show_current()
         job = self.job
         if job is None:
             if self.was_live:
@@ -280,9 +291,8 @@ class RunScreen(Screen):
     @work(thread=True, exclusive=True, group="metrics")
     def refresh_metrics(self) -> None:
         started = self._metrics_at = time.monotonic()
-        records = dict(self.state.records)
         try:
-            metrics = engine_metrics(self.state, records, self._metrics_cache) if records else {}
+            metrics = engine_metrics(self.state, self._metrics_cache) if self.state.records else {}
         except Exception as exc:  # an engine bug must not take the screen down
             metrics = {"report error": str(exc)[:60]}
         # a report that takes long is recomputed less often (it shares the GIL with the UI)
@@ -406,7 +416,7 @@ class RunScreen(Screen):
                 self.state.note(index, text)
                 self.after_annotation(index, "note saved")
 
-        self.app.push_screen(TextDialog(f"Note on {self.state.items[index].id}"), done)
+        self.app.push_screen(TextDialog(f"Note on {self.state.ids[index]}"), done)
 
     def after_annotation(self, index: int, message: str) -> None:
         self.vlist.refresh_rows()
@@ -487,7 +497,7 @@ class RunScreen(Screen):
         self.app.push_screen(EditorScreen(self.state, index))
 
     def jump_to(self, item_id: str) -> None:
-        index = next((i for i, item in enumerate(self.state.items) if item.id == item_id), None)
+        index = self.state.store.find_item(item_id)
         if index is None:
             return
         if index not in self.state.order:

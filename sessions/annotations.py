@@ -1,0 +1,199 @@
+"""People's tags and notes on a run: an append-only event log that several processes write at once.
+
+``annotations.jsonl`` holds one event per line::
+
+    {"id": "5f0c…", "item": "dedc-004", "kind": "tag_add", "code": "omission", "label": "Omission",
+     "text": "", "time": "2026-12-01T20:41:07.123+00:00", "source": "manual", "annotator": "ada"}
+
+A writer takes an exclusive ``flock`` on ``annotations.lock``, appends its lines in one
+write and fsyncs before letting go, so two app windows (or the app and a script) never
+lose or interleave each other's events. Nothing is ever rewritten: a person's work is
+never buffered, and rescoring a run never opens this file. Readers take no lock; they
+tail the file from where they last stopped, so events written by another process show
+up on the next ``refresh``. Every event has an id, and an id seen twice counts once.
+
+A run written by an earlier version keeps its events in ``annotations.json`` (a TinyDB
+table); it is read as it is, and the first writer converts it under the lock.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import getpass
+import json
+import os
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from sessions.errors import InputError
+from sessions.files import append_durably, atomic_write_bytes, complete_lines, now_iso, read_from
+
+LOG = "annotations.jsonl"
+LOCK = "annotations.lock"
+LEGACY = "annotations.json"
+KINDS = ("tag_add", "tag_remove", "note", "reviewed")
+
+
+def login_name() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown"
+
+
+@dataclass
+class ItemMarks:
+    """What people's events say about one item, in the order they were written."""
+
+    added: dict[str, str] = field(default_factory=dict)  # code -> label
+    removed: set[str] = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)
+    reviewed: bool = False
+
+    def apply(self, event: dict[str, Any]) -> None:
+        kind, code = event["kind"], event.get("code", "")
+        if kind == "tag_add":
+            self.added[code] = event.get("label") or code
+            self.removed.discard(code)
+        elif kind == "tag_remove":
+            self.added.pop(code, None)
+            self.removed.add(code)
+        elif kind == "note":
+            self.notes.append(event.get("text", ""))
+        elif kind == "reviewed":
+            self.reviewed = True
+
+
+class AnnotationLog:
+    """One run's annotation events: append from any process, read what every process wrote."""
+
+    def __init__(self, folder: Path, annotator: str = ""):
+        self.folder = folder
+        self.path = folder / LOG
+        self.annotator = annotator or login_name()
+        self._events: list[dict[str, Any]] = []
+        self._ids: set[str] = set()
+        self._marks: dict[str, ItemMarks] = {}
+        self._read_to = 0
+        self._legacy_read = False
+
+    # ------------------------------------------------------------------ writing
+
+    def add(self, item_id: str, kind: str, code: str = "", text: str = "", label: str = "") -> dict[str, Any]:
+        """Append one event now, durably; return it."""
+        if kind not in KINDS:
+            raise ValueError(f"unknown annotation kind {kind!r}")
+        event = {"id": secrets.token_hex(8), "item": item_id, "kind": kind, "code": code, "label": label,
+                 "text": text, "time": now_iso(), "source": "manual", "annotator": self.annotator}
+        self.append([event])
+        return event
+
+    def append(self, events: Iterable[dict[str, Any]]) -> None:
+        """Append events (each with an ``id``) in one locked, fsynced write; ids already in the log are skipped."""
+        with self._locked():
+            self.refresh()
+            fresh = [e for e in events if e["id"] not in self._ids]
+            if not fresh:
+                return
+            data = b"".join(json.dumps(e, ensure_ascii=False).encode("utf-8") + b"\n" for e in fresh)
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                append_durably(fd, data)
+            finally:
+                os.close(fd)
+            self.refresh()
+
+    def _locked(self) -> "_FileLock":
+        return _FileLock(self.folder / LOCK, on_acquire=self._convert_legacy)
+
+    def _convert_legacy(self) -> None:
+        """Under the lock: turn an earlier version's ``annotations.json`` into the log, then remove it."""
+        legacy = self.folder / LEGACY
+        if self.path.exists() or not legacy.exists():
+            return
+        events = _legacy_events(legacy)
+        atomic_write_bytes(self.path, b"".join(json.dumps(e, ensure_ascii=False).encode("utf-8") + b"\n" for e in events))
+        legacy.unlink()
+
+    # ------------------------------------------------------------------ reading
+
+    def refresh(self) -> list[dict[str, Any]]:
+        """Take in events appended since the last read (by any process); return the new ones."""
+        if not self.path.exists():
+            if self._legacy_read or not (self.folder / LEGACY).exists():
+                return []
+            self._legacy_read = True
+            return self._take(_legacy_events(self.folder / LEGACY))
+        if self._legacy_read:  # converted by another process meanwhile: the log holds the same events
+            self._legacy_read = False
+        data = read_from(self.path, self._read_to)
+        lines, used = complete_lines(data)
+        self._read_to += used
+        try:
+            return self._take(json.loads(line) for line in lines if line.strip())
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{self.path} has a damaged line ({exc})") from None
+
+    def _take(self, events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+        fresh = []
+        for event in events:
+            if event["id"] in self._ids:
+                continue
+            self._ids.add(event["id"])
+            self._events.append(event)
+            self._marks.setdefault(event["item"], ItemMarks()).apply(event)
+            fresh.append(event)
+        return fresh
+
+    def events(self, item_id: str | None = None) -> list[dict[str, Any]]:
+        self.refresh()
+        return [dict(e) for e in self._events if item_id is None or e["item"] == item_id]
+
+    def marks(self) -> dict[str, ItemMarks]:
+        """Item id -> the marks people's events leave on it."""
+        self.refresh()
+        return self._marks
+
+    def effective(self) -> dict[str, dict[str, Any]]:
+        """Item id -> {"added": {code: label}, "removed": set, "notes": [...], "reviewed": bool}."""
+        return {item: {"added": dict(m.added), "removed": set(m.removed), "notes": list(m.notes), "reviewed": m.reviewed}
+                for item, m in self.marks().items()}
+
+    def close(self) -> None:
+        """Nothing is held open between calls; kept so callers can release a log like any store."""
+
+
+class _FileLock:
+    """An exclusive ``flock`` held for a ``with`` block; ``on_acquire`` runs once it is held."""
+
+    def __init__(self, path: Path, on_acquire: Any = None):
+        self.path = path
+        self.on_acquire = on_acquire
+        self._handle: Any = None
+
+    def __enter__(self) -> "_FileLock":
+        self._handle = open(self.path, "a+")
+        fcntl.flock(self._handle, fcntl.LOCK_EX)
+        if self.on_acquire is not None:
+            self.on_acquire()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        fcntl.flock(self._handle, fcntl.LOCK_UN)
+        self._handle.close()
+
+
+def _legacy_events(path: Path) -> list[dict[str, Any]]:
+    """An earlier version's TinyDB events, in write order, with ids that stay the same on every read."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    try:
+        table = json.loads(text).get("events", {}) if text.strip() else {}
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path} is not valid JSON ({exc})") from None
+    return [{"id": f"legacy-{doc_id}", "annotator": "", **event}
+            for doc_id, event in sorted(table.items(), key=lambda pair: int(pair[0]))]

@@ -1,0 +1,117 @@
+"""Durable file primitives shared by every store: atomic replace, fsynced append, tail reads.
+
+Two ways of writing keep a file whole across a crash or ``kill -9``:
+  - replace: write a temp file in the same folder, fsync it, ``os.replace`` it over the
+    target and fsync the folder (meta.json, items.jsonl);
+  - append: one ``write`` of whole lines at the end of the file, then fsync (result logs,
+    annotation logs). A crash can leave a partial last line, which every reader ignores
+    (a line counts once it ends in a newline) and only the file's owner cuts off.
+
+Temp files carry the writing process's pid, so the owner of a folder can tell the
+leftovers of a dead process from a live writer's file and removes only the former.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import errno
+import os
+import secrets
+from pathlib import Path
+
+TMP_MARK = ".tmp-"
+
+
+def now_iso() -> str:
+    """The time stamp every stored record and event carries (UTC, milliseconds)."""
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
+
+
+def temp_path(path: Path) -> Path:
+    return path.with_name(f"{path.name}{TMP_MARK}{os.getpid()}-{secrets.token_hex(4)}")
+
+
+def fsync_folder(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` so that a reader or a crash sees the old or the new file, never a mix."""
+    tmp = temp_path(path)
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    fsync_folder(path.parent)
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def append_durably(fd: int, data: bytes) -> None:
+    """Append ``data`` at the end of an ``O_APPEND`` file and fsync it; raise OSError if any of it is not written.
+
+    A short write (disk full part-way) raises ENOSPC instead of returning quietly: the
+    caller must not believe a batch is stored when only its head is.
+    """
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        if written <= 0:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        view = view[written:]
+    os.fsync(fd)
+
+
+def complete_lines(data: bytes) -> tuple[list[bytes], int]:
+    """The whole lines of ``data`` (without their newlines) and how many bytes they span.
+
+    A trailing piece without a newline is a line still being written (or torn by a crash):
+    it is not returned, and the byte count stops before it.
+    """
+    end = data.rfind(b"\n") + 1
+    if end == 0:
+        return [], 0
+    return data[: end - 1].split(b"\n"), end
+
+
+def read_from(path: Path, offset: int) -> bytes:
+    """The bytes of ``path`` from ``offset`` on; empty if the file does not exist yet."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(offset)
+            return handle.read()
+    except FileNotFoundError:
+        return b""
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def clean_dead_temp_files(folder: Path) -> None:
+    """Remove temp files left by processes that no longer exist; a live writer's temp file stays."""
+    for stale in folder.glob(f"*{TMP_MARK}*"):
+        pid_text = stale.name.rsplit(TMP_MARK, 1)[1].split("-", 1)[0]
+        if pid_text.isdigit() and (int(pid_text) == os.getpid() or pid_alive(int(pid_text))):
+            continue
+        stale.unlink(missing_ok=True)
