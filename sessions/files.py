@@ -18,6 +18,7 @@ import errno
 import os
 import secrets
 from pathlib import Path
+from typing import Iterable
 
 TMP_MARK = ".tmp-"
 
@@ -44,10 +45,16 @@ def fsync_folder(folder: Path) -> None:
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` so that a reader or a crash sees the old or the new file, never a mix."""
+    atomic_write_chunks(path, (data,))
+
+
+def atomic_write_chunks(path: Path, chunks: Iterable[bytes]) -> None:
+    """Like ``atomic_write_bytes`` for content produced piece by piece, never held whole in memory."""
     tmp = temp_path(path)
     try:
         with open(tmp, "wb") as handle:
-            handle.write(data)
+            for chunk in chunks:
+                handle.write(chunk)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)

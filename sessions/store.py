@@ -5,7 +5,8 @@ Layout of ``runs/<run id>/``:
   items.jsonl           the run's items, written once when the run is created
   items.idx             byte offset of each item's line (uint64, little-endian), so one
                         item is read without parsing the others
-  items.ids             the items' ids, one JSON string a line (lists and lookups by id)
+  items.brief.jsonl     each item's id and meta, one JSON object a line (lists, lookups
+                        by id, reports: what they need without the items' inputs and gold)
   results.jsonl         full result records, append-only   } see sessions.results_log
   results.index.jsonl   one short summary per record       }
   annotations.jsonl     people's tags and notes, append-only, several writers (sessions.annotations)
@@ -37,7 +38,7 @@ from typing import Any, Iterable, Mapping
 from engines.core import Item
 from sessions.annotations import AnnotationLog
 from sessions.errors import InputError, RuntimeFailure
-from sessions.files import atomic_write_bytes, atomic_write_text, clean_dead_temp_files, now_iso
+from sessions.files import atomic_write_bytes, atomic_write_chunks, atomic_write_text, clean_dead_temp_files, now_iso
 from sessions.paths import ensure_writable, runs_dir
 from sessions.results_log import ResultsLog, summary_of
 
@@ -45,7 +46,7 @@ FLUSH_SECONDS = 1.0
 FLUSH_ITEMS = 2000
 ITEMS = "items.jsonl"
 ITEMS_INDEX = "items.idx"
-ITEM_IDS = "items.ids"
+ITEMS_BRIEF = "items.brief.jsonl"
 
 
 
@@ -67,8 +68,8 @@ def item_offsets(data: bytes) -> array:
     return offsets
 
 
-def ids_bytes(ids: Iterable[str]) -> bytes:
-    return b"".join(json.dumps(i, ensure_ascii=False).encode("utf-8") + b"\n" for i in ids)
+def brief_line(item_id: str, meta: Mapping[str, Any]) -> bytes:
+    return json.dumps({"id": item_id, "meta": meta}, ensure_ascii=False).encode("utf-8") + b"\n"
 
 
 class RunStore:
@@ -89,6 +90,7 @@ class RunStore:
         self._items: list[Item] | None = None
         self._offsets: array | None = None
         self._ids: list[str] | None = None
+        self._briefs: list[dict[str, Any]] | None = None
 
     # ---------------------------------------------------------------- creation
 
@@ -100,7 +102,7 @@ class RunStore:
         seed: int,
         model: str,
         backend: Mapping[str, Any],
-        items: list[Item],
+        items: Iterable[Item],
         templates: Mapping[str, str],
         concurrency: int,
         name: str = "",
@@ -115,13 +117,18 @@ class RunStore:
         run_id = f"{engine}-{stamp}-{secrets.token_hex(2)}"
         folder = base / run_id
         folder.mkdir()
-        lines = [json.dumps(i.to_json(), ensure_ascii=False).encode("utf-8") + b"\n" for i in items]
-        offsets = array("Q", [0])
-        for line in lines:
-            offsets.append(offsets[-1] + len(line))
-        atomic_write_bytes(folder / ITEMS, b"".join(lines))
+        offsets, briefs = array("Q", [0]), bytearray()
+
+        def lines() -> Iterable[bytes]:
+            for item in items:
+                line = json.dumps(item.to_json(), ensure_ascii=False).encode("utf-8") + b"\n"
+                offsets.append(offsets[-1] + len(line))
+                briefs.extend(brief_line(item.id, item.meta))
+                yield line
+
+        atomic_write_chunks(folder / ITEMS, lines())
         atomic_write_bytes(folder / ITEMS_INDEX, offsets.tobytes())
-        atomic_write_bytes(folder / ITEM_IDS, ids_bytes(i.id for i in items))
+        atomic_write_bytes(folder / ITEMS_BRIEF, bytes(briefs))
         meta = {
             "id": run_id,
             "name": name,
@@ -132,7 +139,7 @@ class RunStore:
             "backend": dict(backend),
             "templates": dict(templates),
             "concurrency": concurrency,
-            "total": len(items),
+            "total": len(offsets) - 1,
             "status": "created",
             "created": now_iso(),
             "updated": now_iso(),
@@ -198,15 +205,20 @@ class RunStore:
             handle.seek(offsets[index])
             return Item.from_json(json.loads(handle.read(offsets[index + 1] - offsets[index])))
 
-    def item_ids(self) -> list[str]:
-        """Every item's id in run order, without parsing the items."""
-        if self._ids is None:
+    def briefs(self) -> list[dict[str, Any]]:
+        """Every item's ``{"id", "meta"}`` in run order, without parsing the items' inputs and gold."""
+        if self._briefs is None:
             try:
-                data = (self.folder / ITEM_IDS).read_bytes()
+                data = (self.folder / ITEMS_BRIEF).read_bytes()
             except FileNotFoundError:  # written by an earlier version
-                self._ids = [item.id for item in self.items()]
+                self._briefs = [{"id": item.id, "meta": item.meta} for item in self.items()]
             else:
-                self._ids = json.loads(b"[" + b",".join(data.splitlines()) + b"]")
+                self._briefs = json.loads(b"[" + b",".join(data.splitlines()) + b"]")
+        return self._briefs
+
+    def item_ids(self) -> list[str]:
+        if self._ids is None:
+            self._ids = [b["id"] for b in self.briefs()]
         return self._ids
 
     def find_item(self, item_id: str) -> int | None:
@@ -332,8 +344,8 @@ class RunStore:
                 self._log.recover()
             if not (self.folder / ITEMS_INDEX).exists():
                 atomic_write_bytes(self.folder / ITEMS_INDEX, item_offsets(self._items_bytes()).tobytes())
-            if not (self.folder / ITEM_IDS).exists():
-                atomic_write_bytes(self.folder / ITEM_IDS, ids_bytes(self.item_ids()))
+            if not (self.folder / ITEMS_BRIEF).exists():
+                atomic_write_bytes(self.folder / ITEMS_BRIEF, b"".join(brief_line(b["id"], b["meta"]) for b in self.briefs()))
         except OSError as exc:
             self.close()
             raise PersistError(f"run {self.label}: its files cannot be repaired ({exc.strerror or exc})") from None

@@ -213,7 +213,7 @@ def test_a_run_from_the_earlier_tinydb_layout_opens_and_is_converted_by_its_owne
     legacy_results = {"results": {"1": record(0), "3": record(2, "wrong")}}
     (store.folder / "results.json").write_text(json.dumps(legacy_results))
     (store.folder / "items.idx").unlink()
-    (store.folder / "items.ids").unlink()
+    (store.folder / "items.brief.jsonl").unlink()
     legacy_events = {"events": {"1": {"item": "it-0", "kind": "tag_add", "code": "omission", "label": "Omission",
                                       "text": "", "time": "t", "source": "manual"}}}
     (store.folder / "annotations.json").write_text(json.dumps(legacy_events))
@@ -227,7 +227,7 @@ def test_a_run_from_the_earlier_tinydb_layout_opens_and_is_converted_by_its_owne
 
     store.acquire()
     assert not (store.folder / "results.json").exists()
-    assert (store.folder / "items.idx").exists() and (store.folder / "items.ids").exists()
+    assert (store.folder / "items.idx").exists() and (store.folder / "items.brief.jsonl").exists()
     assert store.pending_indices() == [1]
     store.close()
     log = RunStore.open(store.id).annotations()

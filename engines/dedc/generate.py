@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Sequence, overload
 
 from engines.core import DataError, Item
 from engines.dedc.graphs import (
@@ -58,7 +58,7 @@ MAX_TRIES = 20000  # uniform redraws before falling back to a constructive cover
 # ----------------------------------------------------------------------- samples
 
 
-@dataclass
+@dataclass(slots=True)
 class Sample:
     """One instantiated graph: parameters, question, gold expressions."""
 
@@ -84,6 +84,9 @@ def render_answer(nodes: Sequence[NodeParams], names: str = "opaque") -> str:
     return "; ".join(steps) + f"; result := {nodes[-1].var};"
 
 
+_TAG_SETS: dict[frozenset[str], frozenset[str]] = {}
+
+
 def node_tags(nodes: Sequence[NodeParams]) -> frozenset[str]:
     """Demo-selection tags: primitive names, with filter_gt_c / hop split by what feeds them."""
     tags = set()
@@ -94,7 +97,7 @@ def node_tags(nodes: Sequence[NodeParams]) -> frozenset[str]:
             tags.add("hop_rowin")
         else:
             tags.add(n.prim)
-    return frozenset(tags)
+    return _TAG_SETS.setdefault(frozenset(tags), frozenset(tags))  # one shared set per combination
 
 
 def instantiate(dag: FilledDag, rng: random.Random, repeat: int = 0) -> Sample:
@@ -254,16 +257,34 @@ def _primitive_samples(seed: int) -> dict[str, Sample]:
     return {name: instantiate(d, _rng(seed, "primitive-demo", name)) for name, d in primitive_demo_dags().items()}
 
 
-def generate_items(settings: DedcSettings, seed: int) -> list[Item]:
-    repeat = settings.repeat
-    samples = list(_instances(seed, repeat))
-    pool = _Pool(samples)
-    prim_samples = _primitive_samples(seed) if settings.primitives else {}
-    items: list[Item] = []
-    for sample in samples:
+class GeneratedItems(Sequence[Item]):
+    """The generated items, each built when asked for: item ``i`` depends only on the seed,
+    the sample pool and its own random streams, so a 100,000-item run never holds its
+    items all at once (they are 180 MB of JSON) while the store writes them."""
+
+    def __init__(self, settings: DedcSettings, seed: int):
+        self.settings = settings
+        self.seed = seed
+        self.samples = _instances(seed, settings.repeat)
+        self.pool = _Pool(self.samples)
+        self.prim_samples = _primitive_samples(seed) if settings.primitives else {}
+        self.positions = [i for i, s in enumerate(self.samples) if s.dag.scheme is not None]
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+    @overload
+    def __getitem__(self, index: int) -> Item: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Item]: ...
+    def __getitem__(self, index: int | slice) -> Item | list[Item]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return self._build(self.samples[self.positions[index]])
+
+    def _build(self, sample: Sample) -> Item:
+        settings, seed, samples, pool = self.settings, self.seed, self.samples, self.pool
         scheme = sample.dag.scheme
-        if scheme is None:
-            continue
         k = sample.repeat
         tp = sample.graph_tp
         shots = _draw(pool, _rng(seed, "shots", scheme, k), sample, settings.shots)
@@ -276,10 +297,10 @@ def generate_items(settings: DedcSettings, seed: int) -> list[Item]:
         n_prim = 0
         if settings.primitives:
             for name in sorted(set(prims)):
-                demos.append(_demo(prim_samples[name], settings.names))
+                demos.append(_demo(self.prim_samples[name], settings.names))
                 n_prim += 1
-        item_id = f"dedc-{scheme:03d}" if repeat == 1 else f"dedc-{scheme:03d}-{k}"
-        items.append(Item(
+        item_id = f"dedc-{scheme:03d}" if settings.repeat == 1 else f"dedc-{scheme:03d}-{k}"
+        return Item(
             id=item_id,
             engine=ENGINE,
             inputs={"question": sample.question, "demonstrations": demos, "n_primitive_demos": n_prim},
@@ -295,8 +316,11 @@ def generate_items(settings: DedcSettings, seed: int) -> list[Item]:
                 "source": "generated",
                 "repeat": k,
             },
-        ))
-    return items
+        )
+
+
+def generate_items(settings: DedcSettings, seed: int) -> GeneratedItems:
+    return GeneratedItems(settings, seed)
 
 
 # ------------------------------------------------------------------- answer parsing
@@ -501,7 +525,7 @@ def load_dataset(path_text: str, shots: int = 3) -> list[Item]:
 # ------------------------------------------------------------------------ public API
 
 
-def build_items(settings: DedcSettings, seed: int) -> list[Item]:
+def build_items(settings: DedcSettings, seed: int) -> Sequence[Item]:
     """The items for these settings: generated (``dataset=""``) or loaded from an official file."""
     if settings.dataset:
         return load_dataset(settings.dataset, settings.shots)
