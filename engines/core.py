@@ -32,7 +32,7 @@ class DataError(EngineError):
 # --------------------------------------------------------------------------- items
 
 
-@dataclass
+@dataclass(slots=True)
 class Item:
     """One benchmark item: everything needed to prompt a model and judge its answer."""
 
@@ -111,7 +111,7 @@ class TagType:
     group: str = ""
 
 
-@dataclass
+@dataclass(slots=True)
 class Tag:
     code: str
     label: str
@@ -214,7 +214,7 @@ class Report:
         }
 
 
-@dataclass
+@dataclass(slots=True)
 class ItemResult:
     """What a run holds for one item: the engine needs these to build its report."""
 

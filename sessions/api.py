@@ -178,27 +178,28 @@ def rescore(ref: str) -> tuple[RunStore, dict[str, int]]:
 
 
 def load_results(store: RunStore) -> RunResults:
-    """The run as its engine's report sees it.
+    """The run as its engine's report sees it, built while reading the log record by record.
 
-    Reports group by ``item.meta`` and name items by id; they never read an item's
-    inputs or gold, so the items here carry only those (from the store's brief file),
-    which keeps a 100,000-item report from parsing 180 MB of prompts.
+    Reports group by ``item.meta``, name items by id and count tags; they never read an
+    item's inputs or gold, a step's trace or a tag's evidence. The results here carry
+    only what reports read, so a 100,000-item report does not hold 180 MB of prompts and
+    every record's trace at once.
     """
-    engine, settings = run_settings(store)
-    briefs = store.briefs()
-    results = []
-    for index, record in sorted(store.results().items()):
-        brief = briefs[index]
-        results.append(
-            ItemResult(
-                item=Item(id=brief["id"], engine=engine.name, inputs={}, gold={}, meta=brief["meta"]),
-                status=record.get("status", "error"),
-                scores=dict(record.get("scores", {})),
-                tags=[Tag.from_json(t) for t in record.get("tags", [])],
-                outputs=list(record.get("outputs", [])),
-            )
+    _, settings = run_settings(store)
+    items = store.brief_items()
+    results = {
+        index: ItemResult(
+            item=items[index],
+            status=record.get("status", "error"),
+            scores=dict(record.get("scores", {})),
+            tags=[Tag(code=str(t["code"]), label=str(t.get("label", t["code"])), source=str(t.get("source", "auto")))
+                  for t in record.get("tags", [])],
+            outputs=list(record.get("outputs", [])),
         )
-    return RunResults(name=store.label, model=store.meta.get("model", ""), settings=settings, results=results)
+        for index, record in store.iter_results()
+    }
+    return RunResults(name=store.label, model=store.meta.get("model", ""), settings=settings,
+                      results=[results[i] for i in sorted(results)])
 
 
 @dataclass
@@ -242,10 +243,8 @@ def item_detail(store: RunStore, index: int, record: dict[str, Any] | None = Non
 
 
 def find_item(store: RunStore, ref: str) -> tuple[int, Item]:
-    """An item by id, or by its 1-based position in the run (reading only that item)."""
-    index = store.find_item(ref)
-    if index is None and ref.isdigit() and 1 <= int(ref) <= store.total:
-        index = int(ref) - 1
+    """An item by its 1-based position in the run, or by id (engines' ids are never bare numbers)."""
+    index = int(ref) - 1 if ref.isdigit() and 1 <= int(ref) <= store.total else store.find_item(ref)
     if index is None:
         example = store.item(0).id if store.total else "-"
         raise InputError(f"run {store.label} has no item {ref!r} (ids like {example}, or 1..{store.total})")

@@ -29,11 +29,12 @@ import fcntl
 import json
 import re
 import secrets
+import sys
 import threading
 import time
 from array import array
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from engines.core import Item
 from sessions.annotations import AnnotationLog
@@ -68,6 +69,20 @@ def item_offsets(data: bytes) -> array:
     return offsets
 
 
+def _shared_strings(obj: dict[str, Any]) -> dict[str, Any]:
+    """Item metas repeat a few values (shapes, graph types, primitive names) across thousands
+    of items: one copy of each string keeps a 100,000-item brief in memory small."""
+    for key, value in obj.items():
+        if isinstance(value, str):
+            obj[key] = sys.intern(value)
+        elif isinstance(value, list):
+            obj[key] = [sys.intern(v) if isinstance(v, str) else v for v in value]
+    return obj
+
+
+_BRIEF_DECODER = json.JSONDecoder(object_hook=_shared_strings)
+
+
 def brief_line(item_id: str, meta: Mapping[str, Any]) -> bytes:
     return json.dumps({"id": item_id, "meta": meta}, ensure_ascii=False).encode("utf-8") + b"\n"
 
@@ -90,7 +105,6 @@ class RunStore:
         self._items: list[Item] | None = None
         self._offsets: array | None = None
         self._ids: list[str] | None = None
-        self._briefs: list[dict[str, Any]] | None = None
 
     # ---------------------------------------------------------------- creation
 
@@ -187,12 +201,8 @@ class RunStore:
     def items(self) -> list[Item]:
         """Every item of the run (parsed once and kept)."""
         if self._items is None:
-            self._items = self.read_items()
+            self._items = [Item.from_json(json.loads(line)) for line in self._items_bytes().splitlines() if line.strip()]
         return self._items
-
-    def read_items(self) -> list[Item]:
-        """Every item of the run, parsed afresh and not kept by the store."""
-        return [Item.from_json(json.loads(line)) for line in self._items_bytes().splitlines() if line.strip()]
 
     def item(self, index: int) -> Item:
         """One item, reading only its line."""
@@ -206,15 +216,20 @@ class RunStore:
             return Item.from_json(json.loads(handle.read(offsets[index + 1] - offsets[index])))
 
     def briefs(self) -> list[dict[str, Any]]:
-        """Every item's ``{"id", "meta"}`` in run order, without parsing the items' inputs and gold."""
-        if self._briefs is None:
-            try:
-                data = (self.folder / ITEMS_BRIEF).read_bytes()
-            except FileNotFoundError:  # written by an earlier version
-                self._briefs = [{"id": item.id, "meta": item.meta} for item in self.items()]
-            else:
-                self._briefs = json.loads(b"[" + b",".join(data.splitlines()) + b"]")
-        return self._briefs
+        """Every item's ``{"id", "meta"}`` in run order, without parsing the items' inputs and gold.
+
+        Not kept: callers keep what they need (ids, or light items for a report).
+        """
+        try:
+            data = (self.folder / ITEMS_BRIEF).read_bytes()
+        except FileNotFoundError:  # written by an earlier version
+            return [{"id": item.id, "meta": item.meta} for item in self.items()]
+        return _BRIEF_DECODER.decode("[" + ",".join(data.decode("utf-8").splitlines()) + "]")
+
+    def brief_items(self) -> list[Item]:
+        """Every item with its id and meta only: what reports group and name items by."""
+        engine = self.meta["engine"]
+        return [Item(id=b["id"], engine=engine, inputs={}, gold={}, meta=b["meta"]) for b in self.briefs()]
 
     def item_ids(self) -> list[str]:
         if self._ids is None:
@@ -264,11 +279,20 @@ class RunStore:
 
     def results(self) -> dict[int, dict[str, Any]]:
         """Item index -> latest full record, buffered ones included (reads the whole log: reports, exports)."""
-        with self._log_lock:
-            stored = dict(self._log.iter_records())
+        return dict(self.iter_results())
+
+    def iter_results(self) -> Iterator[tuple[int, dict[str, Any]]]:
+        """(item index, latest full record) pairs read one at a time in file order, buffered ones last.
+
+        Reads a snapshot of the index, then the records it points at: appends meanwhile
+        never move those bytes, so the log's lock is not held while the caller works.
+        """
         with self._buffer_lock:
-            stored.update(self._buffer)
-        return stored
+            buffered = dict(self._buffer)
+        with self._log_lock:
+            snapshot = {i: s for i, s in self._log.summaries().items() if i not in buffered}
+        yield from self._log.iter_records(snapshot)
+        yield from buffered.items()
 
     def add_result(self, index: int, record: dict[str, Any]) -> None:
         """Buffer one item's record; flushed in batches at least once a second."""

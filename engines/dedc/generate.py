@@ -246,9 +246,11 @@ def _demo(sample: Sample, names: str) -> dict[str, str]:
     return {"question": sample.question, "answer": sample.answer(names)}
 
 
-@lru_cache(maxsize=2)
 def _instances(seed: int, repeat: int) -> tuple[Sample, ...]:
-    """All filled DAGs x repeats, repeat-major, each with its own parameter stream."""
+    """All filled DAGs x repeats, repeat-major, each with its own parameter stream.
+
+    Not cached: the items that need them hold them, and a large run's samples are freed
+    with its items instead of staying for the life of the process."""
     return tuple(instantiate(d, _rng(seed, "params", d.fill, k), k) for k in range(repeat) for d in filled_dags())
 
 

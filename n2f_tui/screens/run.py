@@ -51,7 +51,7 @@ def engine_metrics(state: RunState, cache: dict[int, tuple[int, ItemResult]]) ->
     if stale:
         bulk = len(stale) > BULK_READ
         full = state.store.results() if bulk else {i: state.store.record(i) for i in stale}
-        items = state.store.read_items() if bulk else state.items
+        items = state.store.brief_items() if bulk else state.items
         for index in stale:
             record = full.get(index)
             if record is None:
