@@ -8,6 +8,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engines.core import Item
 from sessions.errors import InputError
@@ -249,3 +251,15 @@ def test_delete_run_removes_it_unless_it_is_being_written():
     with pytest.raises(InputError, match="no run"):
         resolve_run("keep")
     busy.close()
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.text(min_size=1, max_size=12), min_size=1, max_size=8, unique=True))
+def test_item_ids_are_read_back_exactly_whatever_they_contain(ids):
+    items = [Item(id=i, engine="fake", inputs={}, gold={}, meta={"id": "not this", "n": n}) for n, i in enumerate(ids)]
+    store = RunStore.create(engine="fake", settings={}, seed=0, model="sim", backend={}, items=items,
+                            templates={}, concurrency=1)
+    reader = RunStore.open(store.id)
+    assert reader.item_ids() == ids
+    assert [b["meta"]["n"] for b in reader.briefs()] == list(range(len(ids)))
+    assert reader.find_item(ids[-1]) == len(ids) - 1
