@@ -160,13 +160,13 @@ async def _drive(prepared: api.PreparedRun, quiet: bool) -> Any:
 
 def _finish_run(prepared: api.PreparedRun, progress: Any, as_json: bool) -> int:
     store = RunStore.open(prepared.store.id)
-    _, summary = api.build_report(store)
+    report, summary = api.build_report(store)
     summary["elapsed_s"] = round(progress.elapsed, 3)
     summary["items_per_s"] = round(progress.rate, 1)
     if as_json:
         print(json.dumps(summary, ensure_ascii=False))
     else:
-        _print_report(store)
+        _print_report(report, summary)
         err.print(f"run {store.label}: {progress.done} items in {progress.elapsed:.2f}s ({rate_text(progress.rate)} items/s)")
     if progress.cancelled:
         err.print(f"stopped; `n2f resume {store.label}` finishes it")
@@ -286,8 +286,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_report(store: RunStore, against: Sequence[RunStore] = ()) -> None:
-    report, summary = api.build_report(store, against)
+def _print_report(report: Any, summary: dict[str, Any]) -> None:
     counts = ", ".join(f"{k} {v}" for k, v in summary["counts"].items() if v)
     head = Table.grid(padding=(0, 2))
     head.add_row("run", safe_text(f"{summary['run']}" + (f" ({summary['name']})" if summary["name"] else "")))
@@ -304,11 +303,11 @@ def _print_report(store: RunStore, against: Sequence[RunStore] = ()) -> None:
 def cmd_report(args: argparse.Namespace) -> int:
     store = RunStore.open(args.run)
     against = [RunStore.open(ref) for ref in args.against]
+    report, summary = api.build_report(store, against)
     if args.json:
-        _, summary = api.build_report(store, against)
         print(json.dumps(summary, ensure_ascii=False))
     else:
-        _print_report(store, against)
+        _print_report(report, summary)
     return 0
 
 

@@ -166,12 +166,9 @@ class ResultsLog:
             return
         records, index = bytearray(), bytearray()
         offset = self._end
-        entries = []
         for item_index, record in sorted(batch.items()):
             line = _dumps(record)
-            summary = {"at": offset + len(records), "len": len(line), **summary_of(record)}
-            entries.append((item_index, summary))
-            index += _dumps({"i": item_index, **summary}) + b"\n"
+            index += _dumps({"i": item_index, "at": offset + len(records), "len": len(line), **summary_of(record)}) + b"\n"
             records += line + b"\n"
         try:
             if self._fd_records is None:
@@ -182,8 +179,8 @@ class ResultsLog:
         except OSError as exc:
             self._broken = exc.strerror or str(exc)
             raise
-        self._read_to += len(index)
-        self._summaries.update(entries)
+        # the summaries are not kept here: whoever asks (a live inspector) tails them from
+        # the file like any reader, so a headless run holds no per-item state
 
     def _open_for_append(self) -> None:
         created = not self.records_path.exists() or not self.index_path.exists()

@@ -261,7 +261,8 @@ class Runner:
                                        f"`n2f resume {self.store.label}` runs them")
                 status = "failed"
             else:
-                status = "incomplete" if self.store.pending_indices() else "finished"
+                done = all(i in stored and stored[i].get("status") != "error" for i in range(self.store.total))
+                status = "finished" if done else "incomplete"
         try:
             self.store.update_meta(status=status)
         except PersistError as exc:
