@@ -85,14 +85,39 @@ class ResultsLog:
         return self._summaries
 
     def record(self, index: int) -> dict[str, Any] | None:
-        """One item's full record, reading nothing else of the run."""
-        summary = self.summaries().get(index)
+        """One item's full record, parsing nothing else of the run.
+
+        A reader that keeps the summaries (an inspector) looks the record up in them; a
+        one-off reader (``n2f show``) finds the item's last index line by a byte search
+        instead of parsing the whole index.
+        """
+        if self._read_to or not self.index_path.exists():
+            summary = self.summaries().get(index)
+        else:
+            summary = self._find_summary(index)
         if summary is None:
             return None
         if summary.get("legacy"):
             return dict(self._legacy[index])  # type: ignore[index]
         with open(self.records_path, "rb") as handle:
             return self._read_one(handle, summary)
+
+    def _find_summary(self, index: int) -> dict[str, Any] | None:
+        """The item's latest summary: the last whole index line that starts with its number."""
+        data = read_from(self.index_path, 0)
+        data = data[: complete_lines(data)[1]]
+        needle = b'{"i":%d,' % index  # _dumps writes "i" first, without spaces
+        at = data.rfind(needle)
+        while at > 0 and data[at - 1] != 0x0A:
+            at = data.rfind(needle, 0, at)
+        if at < 0:
+            return None
+        try:
+            summary = json.loads(data[at: data.index(b"\n", at)])
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{self.index_path} has a damaged line ({exc}); the run cannot be read") from None
+        summary.pop("i")
+        return summary
 
     def iter_records(self, summaries: Mapping[int, Mapping[str, Any]] | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
         """The latest full record of every item (or of those ``summaries`` name), read in file order."""

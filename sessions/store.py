@@ -244,11 +244,18 @@ class RunStore:
         return self._ids
 
     def find_item(self, item_id: str) -> int | None:
-        """The index of the item with this id."""
-        try:
-            return self.item_ids().index(item_id)
-        except ValueError:
-            return None
+        """The index of the item with this id: a byte search of the brief file, whose lines start with the id."""
+        if self._ids is not None or not (self.folder / ITEMS_BRIEF).exists():
+            try:
+                return self.item_ids().index(item_id)
+            except ValueError:
+                return None
+        data = (self.folder / ITEMS_BRIEF).read_bytes()
+        needle = brief_line(item_id, {})[: -len(b' "meta": {}}\n')]  # '{"id": "<id>",'
+        at = data.find(needle)
+        while at > 0 and data[at - 1] != 0x0A:
+            at = data.find(needle, at + 1)
+        return None if at < 0 else data.count(b"\n", 0, at)
 
     def _items_bytes(self) -> bytes:
         try:

@@ -259,7 +259,22 @@ def test_item_ids_are_read_back_exactly_whatever_they_contain(ids):
     items = [Item(id=i, engine="fake", inputs={}, gold={}, meta={"id": "not this", "n": n}) for n, i in enumerate(ids)]
     store = RunStore.create(engine="fake", settings={}, seed=0, model="sim", backend={}, items=items,
                             templates={}, concurrency=1)
+    assert [RunStore.open(store.id).find_item(i) for i in ids] == list(range(len(ids))), "by byte search"
     reader = RunStore.open(store.id)
     assert reader.item_ids() == ids
     assert [b["meta"]["n"] for b in reader.briefs()] == list(range(len(ids)))
     assert reader.find_item(ids[-1]) == len(ids) - 1
+
+
+def test_a_one_off_reader_finds_the_latest_record_of_an_item_without_the_index_parsed():
+    store = make_store(120)
+    for i in (1, 10, 100, 11):
+        store.add_result(i, record(i, "wrong"))
+    store.flush()
+    store.add_result(10, record(10, "correct", attempt=1))
+    store.flush()
+    for i, status in ((1, "wrong"), (10, "correct"), (100, "wrong"), (11, "wrong")):
+        fresh = RunStore.open(store.id)
+        assert fresh.record(i)["status"] == status and fresh.record(i)["index"] == i
+        assert fresh._log._read_to == 0, "the index was not parsed"
+    assert RunStore.open(store.id).record(2) is None
