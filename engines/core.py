@@ -11,7 +11,7 @@ import dataclasses
 import types
 import typing
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from typing import Any, Callable, Generic, Mapping, Protocol, Sequence, TypeVar, overload
 
 STATUSES = ("correct", "wrong", "unparseable", "error")
 VIEW_KINDS = ("text", "code", "tree", "table", "grid", "diff", "key-value", "chart")
@@ -30,6 +30,32 @@ class DataError(EngineError):
 
 
 # --------------------------------------------------------------------------- items
+
+T = TypeVar("T")
+
+
+class OnDemand(Sequence[T], Generic[T]):
+    """A sequence whose elements are made (or read) only when asked for, one at a time.
+
+    Subclasses give ``__len__`` and ``element(index)`` for 0 <= index < len; slices and
+    negative indices work as for a list.
+    """
+
+    def element(self, index: int) -> T:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[T]: ...
+    def __getitem__(self, index: int | slice) -> T | list[T]:
+        if isinstance(index, slice):
+            return [self.element(i) for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return self.element(index)
 
 
 @dataclass(slots=True)

@@ -8,11 +8,10 @@ tags an item has once a person's edits are applied) is answered in one place.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, overload
+from typing import Any, Iterable
 
-from engines.core import Item, Tag, TagType
+from engines.core import Item, OnDemand, Tag, TagType
 from sessions import api
 from sessions.annotations import AnnotationLog, ItemMarks
 from sessions.results_log import summary_of
@@ -38,7 +37,7 @@ class ItemTags:
         return {t.code for t in self.auto} | set(self.manual)
 
 
-class RunItems(Sequence[Item]):
+class RunItems(OnDemand[Item]):
     """The run's items, each read from the store when first asked for and a few hundred kept.
 
     A 100,000-item dedc run holds 180 MB of items: parsing them all would cost seconds
@@ -54,15 +53,7 @@ class RunItems(Sequence[Item]):
     def __len__(self) -> int:
         return self.store.total
 
-    @overload
-    def __getitem__(self, index: int) -> Item: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[Item]: ...
-    def __getitem__(self, index: int | slice) -> Item | list[Item]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
+    def element(self, index: int) -> Item:
         item = self._kept.get(index)
         if item is None:
             item = self._kept[index] = self.store.item(index)

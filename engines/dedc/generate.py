@@ -32,9 +32,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable, Sequence, overload
+from typing import Any, Iterable, Sequence
 
-from engines.core import DataError, Item
+from engines.core import DataError, Item, OnDemand
 from engines.dedc.graphs import (
     SIGNATURES,
     FilledDag,
@@ -259,7 +259,7 @@ def _primitive_samples(seed: int) -> dict[str, Sample]:
     return {name: instantiate(d, _rng(seed, "primitive-demo", name)) for name, d in primitive_demo_dags().items()}
 
 
-class GeneratedItems(Sequence[Item]):
+class GeneratedItems(OnDemand[Item]):
     """The generated items, each built when asked for: item ``i`` depends only on the seed,
     the sample pool and its own random streams, so a 100,000-item run never holds its
     items all at once (they are 180 MB of JSON) while the store writes them."""
@@ -275,16 +275,8 @@ class GeneratedItems(Sequence[Item]):
     def __len__(self) -> int:
         return len(self.positions)
 
-    @overload
-    def __getitem__(self, index: int) -> Item: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[Item]: ...
-    def __getitem__(self, index: int | slice) -> Item | list[Item]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        return self._build(self.samples[self.positions[index]])
-
-    def _build(self, sample: Sample) -> Item:
+    def element(self, index: int) -> Item:
+        sample = self.samples[self.positions[index]]
         settings, seed, samples, pool = self.settings, self.seed, self.samples, self.pool
         scheme = sample.dag.scheme
         k = sample.repeat
