@@ -182,3 +182,49 @@ async def test_a_backend_that_never_waits_still_lets_the_scorer_and_timers_run()
     assert progress.done == 200 and progress.counts["correct"] == 200
     assert len({t for t in ticks if 0 < t < 200}) > 10  # the loop turned while items were being scored
     store.close()
+
+
+async def test_a_run_whose_results_did_not_reach_the_disk_is_not_called_finished(monkeypatch):
+    import sessions.results_log as log
+    from sessions.store import PersistError
+
+    engine, settings, store = new_run(12)
+    real = log.ResultsLog.append
+
+    def drops_item_5(self, batch):  # a storage that loses one record without saying so
+        real(self, {i: r for i, r in batch.items() if i != 5})
+
+    monkeypatch.setattr(log.ResultsLog, "append", drops_item_5)
+    with pytest.raises(PersistError, match="1 item\\(s\\) have no stored result"):
+        await Runner(store, engine, settings, FlakyBackend(), concurrency=2).run()
+    store.close()
+    reopened = RunStore.open(store.id)
+    assert reopened.meta["status"] == "failed"
+    assert reopened.pending_indices() == [5]
+
+
+async def test_a_write_that_fails_mid_run_stops_it_and_keeps_what_was_stored(monkeypatch):
+    import sessions.results_log as log
+    import sessions.runner as runner_module
+    from sessions.store import PersistError
+
+    monkeypatch.setattr(runner_module, "FLUSH_SECONDS", 0.01)
+    engine, settings, store = new_run(400)
+    real = log.append_durably
+    written = []
+
+    def fills_up(fd, data):
+        if len(written) >= 4:  # two batches (records + index each) fit, then the disk is full
+            raise OSError(28, "No space left on device")
+        written.append(len(data))
+        real(fd, data)
+
+    monkeypatch.setattr(log, "append_durably", fills_up)
+    with pytest.raises(PersistError, match="No space left on device"):
+        await Runner(store, engine, settings, FlakyBackend(delay=0.001), concurrency=4).run()
+    store.close()
+    monkeypatch.setattr(log, "append_durably", real)
+    reopened = RunStore.open(store.id)
+    stored = len(reopened.summaries())
+    assert 0 < stored < 400
+    assert len(reopened.pending_indices()) == 400 - stored
