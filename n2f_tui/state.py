@@ -89,6 +89,7 @@ class RunState:
         self._haystack: dict[int, str] = {}
         self.score_key = self.engine.main_score
         self._taxonomy: list[TagType] | None = None
+        self._labels: dict[str, str] | None = None
         self.drafts: dict[str, str] = dict(store.meta.get("templates") or {})  # edited prompt templates
 
     # ------------------------------------------------------------------ basics
@@ -138,7 +139,9 @@ class RunState:
         )
 
     def labels(self) -> dict[str, str]:
-        return {t.code: t.label for t in self.taxonomy()}
+        if self._labels is None:
+            self._labels = {t.code: t.label for t in self.taxonomy()}
+        return self._labels
 
     # ------------------------------------------------------------- live updates
 
