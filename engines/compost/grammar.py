@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import io
 import pickle
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -23,6 +24,7 @@ GRAMMAR_PATH = Path(__file__).with_name("sparql.lark")
 TABLES_PATH = Path(__file__).parent / "data" / "sparql_lalr.bin"
 OPTIONS = {"parser": "lalr", "lexer": "basic", "start": "start"}
 MAX_EXPECTED = 8  # expected terminals named in an error message
+_WORD = re.compile(r"\S{1,20}")  # what an error shows of the text where no terminal matches
 
 
 class SparqlSyntaxError(ValueError):
@@ -94,6 +96,6 @@ def _syntax_error(exc: UnexpectedInput, text: str, grammar: lark.Lark) -> Sparql
         return SparqlSyntaxError(exc.line, exc.column, repr(str(exc.token)),
                                  tuple(sorted(_shown(e, grammar) for e in expected))[:MAX_EXPECTED])
     assert isinstance(exc, UnexpectedCharacters)
-    found = text[exc.pos_in_stream:exc.pos_in_stream + 1]
+    found = _WORD.match(text, exc.pos_in_stream).group()
     return SparqlSyntaxError(exc.line, exc.column, repr(found),
                              tuple(sorted(_shown(e, grammar) for e in exc.allowed or ()))[:MAX_EXPECTED])
