@@ -58,6 +58,7 @@ def evidence(verdict, code: str) -> list[str]:
     "SELECT DISTINCT ?x (COUNT(*) AS ?n) WHERE { ?x dbo:p ?y } GROUP BY ?x HAVING (COUNT(*) > 1) "
     "ORDER BY DESC(?n) LIMIT 5 OFFSET 2",
     "select ?x where { ?x dbo:name \"\"\"a \"quoted\" name\"\"\" . FILTER regex(?x, \"^A\", \"i\") } # comment",
+    "SELECT ?y WHERE { BIND(REPLACE(?x, '\\\\(a\\\\\\\\', \"it\\'s\\\"\") AS ?y) }",  # ECHARs, escaped backslashes among them
 ])
 def test_the_grammar_reads_sparql_11_as_the_spec_writes_it(query):
     parse_tree(query)
