@@ -252,7 +252,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     item = Item.from_json(data)
     if item.engine != engine.name:
         raise InputError(f"item {item.id} is a {item.engine} item, not {engine.name}")
-    outputs = [_read(p, "output") for p in args.output]
+    outputs = asyncio.run(api.run_tool_steps(engine, item, settings, [_read(p, "output") for p in args.output]))
     verdict = engine.score(item, outputs, settings)
     print(json.dumps(verdict.to_json(), ensure_ascii=False))
     return 0

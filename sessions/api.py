@@ -24,13 +24,13 @@ from engines.core import (
     settings_from_json,
     settings_to_json,
 )
-from sessions.backends.base import Backend
+from sessions.backends.base import Backend, BackendError
 from sessions.config import Config, load_config
-from sessions.errors import InputError
+from sessions.errors import InputError, RuntimeFailure
 from sessions.models import make_backend, parse_model_spec
 from sessions.runner import Runner
 from sessions.store import RunStore
-from sessions.tools import preflight_tools, tools_meta
+from sessions.tools import preflight_tools, run_tool, tools_meta
 
 DEFAULT_SEED = 0
 
@@ -47,6 +47,23 @@ def build_items(engine_name: str, setting_pairs: Sequence[str] | Mapping[str, st
     engine = get_engine(engine_name)
     settings = parse_settings(engine.settings_type, setting_pairs)
     return engine, settings, engine.items(settings, seed)
+
+
+async def run_tool_steps(engine: Engine, item: Item, settings: Any, outputs: Sequence[str]) -> list[str]:
+    """``outputs`` (the model steps' outputs given) followed by the outputs of the tool steps the engine
+    asks for next (compost's query execution, rgp's sandboxed runs), as a run would have recorded them.
+
+    Stops at the first model step: its output has to be given. A tool that cannot do its work
+    (unreachable endpoint, broken sandbox) is a RuntimeFailure, not a verdict on the model.
+    """
+    done = list(outputs)
+    await preflight_tools(engine.tools, settings)
+    while (step := engine.next_step(item, settings, done)) is not None and step.kind == "tool":
+        try:
+            done.append(await run_tool(step.tool, step.payload))
+        except BackendError as exc:
+            raise RuntimeFailure(f"tool step {step.name} ({step.tool}) failed: {exc}") from None
+    return done
 
 
 def response_cache(spec_kind: str):

@@ -1,26 +1,26 @@
-"""CompoST reply parsing, scoring from the tool's JSON, tags, simulator and views."""
+"""CompoST reply reading (the SPARQL grammar, the authors' extraction and prefixes), scoring, tags, views."""
 
 from __future__ import annotations
 
-import csv
 import json
-from pathlib import Path
+import random
 
 import pytest
 
 from engines.compost import ENGINE
-from engines.compost.compare import isomorphic
-from engines.compost.official import load_official
-from engines.compost.parse import QueryError, forbidden_clauses, parse_reply
+from engines.compost.compare import align, isomorphic
+from engines.compost.grammar import SparqlSyntaxError, parse_tree
+from engines.compost.parse import QueryError, forbidden_clauses, parse_query, parse_reply
 from engines.compost.settings import CompostSettings
 from engines.compost.simulate import SIMULATED, inject
 from engines.core import Item, SimOptions, Step
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "compost"
 DBO, DBR = "http://dbpedia.org/ontology/", "http://dbpedia.org/resource/"
+RDF_TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
 GOLD = [["?result", f"<{DBO}child>", "?v0"], ["?v0", f"<{DBO}spouse>", f"<{DBR}Michelle_Obama>"],
-        ["?v0", "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>", f"<{DBO}Politician>"]]
+        ["?v0", RDF_TYPE, f"<{DBO}Politician>"]]
 QUERY = "SELECT ?result WHERE { " + " ".join(" ".join(t) + " ." for t in GOLD) + " }"
+LENIENT = CompostSettings(extract="lenient")
 
 
 def item() -> Item:
@@ -37,24 +37,106 @@ def tool(gold: list[str], output: list[str] | None, error: str = "") -> str:
                        "backend": "embedded"})
 
 
-def test_prefixes_fences_prose_and_abbreviations_are_read():
-    reply = ("Here it is:\n```sparql\nPREFIX dbo: <http://dbpedia.org/ontology/>\n"
-             "SELECT DISTINCT ?x WHERE { ?x dbo:child ?s . ?s dbo:spouse dbr:Michelle_Obama ; a dbo:Politician . }\n"
-             "```\nThis finds the child.")
-    parsed = parse_reply(reply)
-    assert parsed.prose and parsed.projection == ["?x"]
-    assert isomorphic(parsed, [tuple(t) for t in GOLD])
+def codes(verdict) -> set[str]:
+    return {t.code for t in verdict.tags}
 
 
-@pytest.mark.parametrize("reply", ["I don't know.", "SELECT ?x WHERE { ?x dbo:child ", "SELECT ?x WHERE { ?x zz:p ?y }"])
-def test_unreadable_replies_say_why(reply):
-    with pytest.raises(QueryError):
+def evidence(verdict, code: str) -> list[str]:
+    return [t.evidence for t in verdict.tags if t.code == code]
+
+
+# ------------------------------------------------------------------ the grammar
+
+
+@pytest.mark.parametrize("query", [
+    "SELECT ?x WHERE { { ?x dbo:child ?y } UNION { { ?y dbo:parent ?x } UNION { ?x dbo:relative ?y } } }",
+    "SELECT ?x WHERE { ?x ^dbo:child/dbo:spouse dbr:Michelle_Obama }",
+    "SELECT ?x WHERE { ?x dbo:team dbr:F.C._Porto:B . }",  # a colon inside a local name
+    "PREFIX : <http://e/> SELECT * WHERE { :a :b ?x OPTIONAL { ?x :c ?y } MINUS { ?x :d 1.5e3 } "
+    "BIND(STR(?x) AS ?s) VALUES (?x ?y) { (:a UNDEF) } FILTER(?x != :z && -1 < +2) }",
+    "ASK { ?x a dbo:Person ; dbo:birthDate \"1900-01-01\"^^xsd:date , 'x'@en-GB . [] dbo:p ( 1 ?x ) }",
+    "SELECT DISTINCT ?x (COUNT(*) AS ?n) WHERE { ?x dbo:p ?y } GROUP BY ?x HAVING (COUNT(*) > 1) "
+    "ORDER BY DESC(?n) LIMIT 5 OFFSET 2",
+    "select ?x where { ?x dbo:name \"\"\"a \"quoted\" name\"\"\" . FILTER regex(?x, \"^A\", \"i\") } # comment",
+    "SELECT ?y WHERE { BIND(REPLACE(?x, '\\\\(a\\\\\\\\', \"it\\'s\\\"\") AS ?y) }",  # ECHARs, escaped backslashes among them
+])
+def test_the_grammar_reads_sparql_11_as_the_spec_writes_it(query):
+    parse_tree(query)
+
+
+@pytest.mark.parametrize("query,line,column,found", [
+    ("SELECT ?r WHERE { ?r dbo:parent dbr:Saw_Min_Hla . banana fruit salad }", 1, 51, "'banana'"),
+    ("SELECT ?x WHERE {\n  ?x dbo:birthPlace dbr:Central_Region_(Ghana) .\n}", 2, 40, "'('"),
+    ("SELECT ?x WHERE { ?x dbo:child", 1, 31, "end of query"),
+    ('SELECT ?x WHERE { ?x dbo:name "K\\. Nash" }', 1, 31, "'\"K\\\\.'"),  # \. is not an ECHAR
+])
+def test_a_syntax_error_says_where_and_what_was_expected(query, line, column, found):
+    with pytest.raises(SparqlSyntaxError) as caught:
+        parse_tree(query)
+    err = caught.value
+    assert (err.line, err.column, err.found) == (line, column, found)
+    assert err.expected and f"line {line}, column {column}" in str(err)
+
+
+def test_paths_blank_nodes_and_literals_become_triples_that_mean_the_same():
+    parsed = parse_query('SELECT ?x WHERE { ?x ^dbo:child/dbo:spouse dbr:X ; dbo:name "a\\"b"@EN . '
+                         '[ dbo:p ?x ] dbo:age 5 . ?x dbo:q* ?z }')
+    assert parsed.triples == [
+        ("?_:path1", f"<{DBO}child>", "?x"), ("?_:path1", f"<{DBO}spouse>", f"<{DBR}X>"),
+        ("?x", f"<{DBO}name>", '"a\\"b"@en'),
+        ("?_:b2", f"<{DBO}p>", "?x"), ("?_:b2", f"<{DBO}age>", '"5"^^<http://www.w3.org/2001/XMLSchema#integer>'),
+        ("?x", "path(dbo:q *)", "?z")]
+    assert parsed.features == {"PATH"}
+
+
+# ------------------------------------------------------------- reading as the authors did
+
+
+def test_only_a_sparql_fence_is_removed_and_bound_prefixes_need_no_declaration():
+    parsed = parse_reply("```sparql\n" + "SELECT ?x WHERE { ?x dbo:child ?s . ?s dbo:spouse dbr:Michelle_Obama ; "
+                                         "a dbo:Politician . ?s schema:name ?n }\n```")
+    assert parsed.projection == ["?x"] and not parsed.prose and len(parsed.triples) == 4
+    assert parsed.executable == ("PREFIX dbo: <http://dbpedia.org/ontology/>\n"
+                                 "PREFIX dbr: <http://dbpedia.org/resource/>\n"
+                                 "PREFIX schema: <https://schema.org/>\n" + parsed.text)
+
+
+@pytest.mark.parametrize("reply,reason", [
+    ("Here it is:\n```sparql\n" + QUERY + "\n```\nThis finds the child.", "format_violation"),
+    ("```\n" + QUERY + "\n```", "format_violation"),  # a fence without "sparql" is not removed
+    ("We select the child first. " + QUERY + " Done.", "format_violation"),
+    (QUERY.replace(f"<{DBR}Michelle_Obama>", "dbpedia:Michelle_Obama"), "undeclared_prefix"),
+])
+def test_prose_or_an_unbound_prefix_is_unparseable_with_a_diagnosis(reply, reason):
+    v = ENGINE.score(item(), [reply])
+    assert v.status == "unparseable" and v.scores["f1"] == 0.0
+    assert codes(v) == {"unparseable", reason}
+    assert ENGINE.next_step(item(), CompostSettings(), [reply]) is None
+    with pytest.raises(QueryError) as caught:
         parse_reply(reply)
+    assert isomorphic(caught.value.diagnosis, [tuple(t) for t in GOLD])  # what it would have meant
+    lenient = ENGINE.score(item(), [reply], LENIENT)
+    assert lenient.status == "correct" and reason in codes(lenient)
+
+
+def test_an_undeclared_prefix_nobody_binds_is_unparseable_either_way():
+    for settings in (CompostSettings(), LENIENT):
+        v = ENGINE.score(item(), ["SELECT ?x WHERE { ?x zz:p ?y }"], settings)
+        assert v.status == "unparseable" and "undeclared prefix zz: at line 1, column 22" in v.tags[0].evidence
+
+
+def test_tokens_the_old_reader_dropped_make_the_query_unparseable():
+    v = ENGINE.score(item(), [QUERY.replace(" }", " banana fruit salad }")])
+    assert v.status == "unparseable" and "unexpected 'banana'" in v.tags[0].evidence
 
 
 def test_keywords_inside_strings_and_iris_are_not_refused():
     assert forbidden_clauses('SELECT ?x WHERE { ?x <http://x/SERVICE> "INSERT DATA" . } # DROP') == []
     assert forbidden_clauses("select * where { service <http://e> { ?s ?p ?o } }") == ["a federated SERVICE clause"]
+    assert forbidden_clauses("INSERT DATA { <http://a> <http://b> <http://c> }") == ["an update (INSERT)"]
+
+
+# ------------------------------------------------------------------------ scoring
 
 
 def test_result_set_precision_recall_f1():
@@ -66,72 +148,90 @@ def test_result_set_precision_recall_f1():
     assert v.scores["precision"] == pytest.approx(1 / 3) and v.scores["recall"] == pytest.approx(0.5)
     assert v.scores["f1"] == pytest.approx(0.4)
     v = ENGINE.score(it, [QUERY, tool(["<a>"], None, error="timed out after 5 s")])
-    assert v.scores["f1"] == 0.0 and "query_failed" in {t.code for t in v.tags}
+    assert v.scores["f1"] == 0.0 and "query_failed" in codes(v)
 
 
-def test_next_step_executes_readable_queries_only():
+def test_next_step_executes_the_query_with_the_prefixes_it_uses():
     it, settings = item(), CompostSettings(timeout=2.0, row_cap=50)
     step = ENGINE.next_step(it, settings, [])
     assert step.kind == "model" and step.messages[0].role == "system"
-    step = ENGINE.next_step(it, settings, ["```sparql\n" + QUERY + "\n```"])
+    reply = QUERY.replace(f"<{DBO}child>", "dbo:child")
+    step = ENGINE.next_step(it, settings, ["```sparql " + reply + "```"])
     assert step.kind == "tool" and step.tool == "sparql" and step.tool in ENGINE.tools
-    assert step.payload == {"query": QUERY, "gold": QUERY, "endpoint": "", "timeout": 2.0, "row_cap": 50}
-    assert ENGINE.next_step(it, settings, ["no query here"]) is None
+    assert step.payload == {"query": "PREFIX dbo: <http://dbpedia.org/ontology/>\n " + reply, "gold": QUERY,
+                            "endpoint": "", "timeout": 2.0, "row_cap": 50}
     v = ENGINE.score(it, ["no query here"])
-    assert v.status == "unparseable" and v.tags[0].code == "unparseable" and v.tags[0].evidence
+    assert v.status == "unparseable" and v.tags[0].code == "unparseable" and "line 1, column 1" in v.tags[0].evidence
 
 
 @pytest.mark.parametrize("code", SIMULATED)
 def test_each_simulated_mistake_is_tagged(code):
-    import random
-
     it = item()
     reply = inject(it, code, random.Random(1))
-    v = ENGINE.score(it, [reply])  # structural verdict: no execution
-    codes = {t.code for t in v.tags}
-    assert code in codes, (reply, codes)
+    v = ENGINE.score(it, [reply], LENIENT if code == "format_violation" else None)  # structural verdict
+    assert code in codes(v), (reply, codes(v))
     if code != "format_violation":
         assert v.status != "correct"
 
 
-def test_simulator_is_deterministic_and_oracle_is_gold():
+def test_the_simulator_is_deterministic_and_the_oracle_is_gold():
     it, step = item(), Step("query")
     assert ENGINE.oracle(it, step, []) == QUERY
-    a = ENGINE.simulate(it, step, [], SimOptions(error_rate=0.5), 7)
-    assert a == ENGINE.simulate(it, step, [], SimOptions(error_rate=0.5), 7)
+    assert ENGINE.simulate(it, step, [], SimOptions(error_rate=0.5), 7) == \
+        ENGINE.simulate(it, step, [], SimOptions(error_rate=0.5), 7)
 
 
-def test_views_show_queries_triples_results_and_sub_patterns():
+# ------------------------------------------------------------ alignment and evidence
+
+
+def test_evidence_names_the_triple_that_really_differs():
+    # Greedy pairing by predicate took the first gold triple for the output's child triple; the optimal
+    # alignment pairs each output triple with the gold triple it plays and leaves the true one over.
+    gold = [("?result", f"<{DBO}child>", "?v0"), ("?v0", f"<{DBO}child>", f"<{DBR}A>")]
+    output = "SELECT ?r WHERE { ?r dbo:child ?m . ?m dbo:parent dbr:A . }"
+    it = Item("i", "compost", {"question": "q"}, {"query": "", "triples": [list(t) for t in gold]}, {})
+    v = ENGINE.score(it, [output])
+    assert evidence(v, "wrong_property") == ["?m dbo:parent dbr:A where the gold has ?v0 dbo:child dbr:A"]
+    assert codes(v) == {"wrong_property"}
+
+
+def test_an_inverted_triple_and_an_inverse_property_paraphrase():
+    inverted = ENGINE.score(item(), [QUERY.replace(f"?result <{DBO}child> ?v0", f"?v0 <{DBO}child> ?result")])
+    assert evidence(inverted, "inverted_direction") == [
+        "?v0 dbo:child ?result where the gold has ?result dbo:child ?v0: subject and object swapped"]
+    assert codes(inverted) == {"inverted_direction"}
+    paraphrase = ENGINE.score(item(), [QUERY.replace(f"?result <{DBO}child> ?v0", f"?v0 <{DBO}parent> ?result")])
+    assert codes(paraphrase) == {"wrong_property"}
+    assert "inverse-property paraphrase" in evidence(paraphrase, "wrong_property")[0]
+
+
+def test_missing_extra_entity_type_and_projection_lines():
+    query = (f"SELECT ?v0 WHERE {{ ?result <{DBO}child> ?v0 . ?v0 <{DBO}spouse> <{DBR}Barack_Obama> . "
+             f"?v0 <{DBO}birthPlace> ?p . }}")
+    v = ENGINE.score(item(), [query])
+    assert evidence(v, "wrong_entity") == [
+        "?v0 dbo:spouse dbr:Barack_Obama where the gold has ?v0 dbo:spouse dbr:Michelle_Obama: "
+        "dbr:Barack_Obama instead of dbr:Michelle_Obama"]
+    assert evidence(v, "missing_type_constraint") == ["no ?v0 a dbo:Politician"]
+    assert evidence(v, "extra_triple") == ["?v0 dbo:birthPlace ?p has no counterpart in the gold"]
+    assert evidence(v, "wrong_projection") == ["SELECT ?v0, which plays ?v0, not the answer ?result"]
+
+
+def test_the_alignment_is_optimal_over_renamings():
+    gold = [("?result", "<p>", "?a"), ("?a", "<q>", "?b"), ("?b", "<r>", "<C>"), ("?result", "<s>", "?c")]
+    output = [("?y", "<s>", "?z"), ("?x", "<r>", "<C>"), ("?w", "<q>", "?x"), ("?y", "<p>", "?w")]
+    found = align(output, gold, ["?y"])
+    assert found.cost == 0 and found.exact
+    assert found.renaming == {"?y": "?result", "?w": "?a", "?x": "?b", "?z": "?c"}
+
+
+def test_views_show_the_parse_tree_aligned_triples_results_and_sub_patterns():
     v = ENGINE.score(item(), [QUERY, tool(["<a>"], ["<a>", "<b>"])], with_views=True)
-    kinds = {view.title.split(" (")[0]: view.kind for view in v.views}
-    assert kinds["Question"] == "text" and kinds["Output query"] == "code" and kinds["Gold query"] == "code"
-    assert kinds["Triples"] == "table" and kinds["Result sets"] == "table" and kinds["Sub-patterns"] == "tree"
-    tree = next(view for view in v.views if view.title == "Sub-patterns").data
+    kinds = {view.title.split(" (")[0]: view for view in v.views}
+    assert kinds["Question"].kind == "text" and kinds["Output query"].kind == "code"
+    assert kinds["Parsed query"].kind == "tree" and kinds["Parsed query"].data["label"] == "start"
+    assert kinds["Triples"].data["rows"][0][2] == "=" and kinds["Result sets"].kind == "table"
+    tree = kinds["Sub-patterns"].data
     assert [c["label"] for c in tree["children"]] == ["2 edge(s)", "1 edge(s)"]
-
-
-@pytest.mark.parametrize("level,file", [("easy", "easy"), ("medium", "medium"), ("hard", "max")])
-def test_official_items_and_released_outputs_never_crash_the_scorer(level, file):
-    settings = CompostSettings(dataset=str(DATA / f"compositionality_subgraph_{file}.json"))
-    items = {i.id: i for i in load_official(settings)}
-    assert len(items) == 2803
-    assert sum(i.meta["edges"] is not None for i in items.values()) > 2700
-    path = next((DATA / "results").glob(f"{level}__*.csv"))
-    agree = total = 0
-    with path.open(encoding="utf-8", newline="") as fh:
-        for row in csv.DictReader(fh):
-            it = items[f"{level}-o{row['id']}-{row['base_depth']}x{row['base_breadth']}-g{row['subid']}"]
-            assert ENGINE.next_step(it, settings, [row["generated_sparql"]]) is None
-            v = ENGINE.score(it, [row["generated_sparql"]], settings, with_views=False)
-            assert v.status in ("correct", "wrong", "unparseable")
-            if v.status == "unparseable":
-                assert v.tags[0].evidence
-            if v.status == "correct":  # structurally right -> the authors' execution agrees
-                total += 1
-                agree += float(row["F1"]) == 1.0
-    assert total and agree / total > 0.7  # the rest: undeclared dbpprop:/dbpedia: the authors' store rejected
-
-
-def test_a_keyword_in_the_prose_does_not_hide_the_query():
-    parsed = parse_reply("We select the child first. " + QUERY + " Done.")
-    assert parsed.prose and len(parsed.triples) == 3
+    diagnosis = ENGINE.score(item(), ["Sure: " + QUERY], with_views=True)
+    assert any("as it would have been read" in view.title for view in diagnosis.views)

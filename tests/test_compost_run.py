@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from engines import engine_names
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "compost"
@@ -22,15 +24,27 @@ def test_registered_next_to_the_other_engines():
     assert {"dedc", "logic", "robogrid", "rgp", "compost"} <= set(engine_names())
 
 
-def test_the_oracle_scores_macro_and_compositionality_f1_of_one():
-    report = n2f("run", "compost", "-m", "oracle", "--json", "-q")
+# Sub-patterns and edges per base shape (released-code notes): (3,3) 71/9, (2,2) 9/4, (3,2) 20/6, (2,3) 28/6.
+SHAPES = {(3, 3): (71, 9), (2, 2): (9, 4), (3, 2): (20, 6), (2, 3): (28, 6)}
+
+
+def test_the_oracle_scores_the_authors_compositionality_f1_with_one_edge_items_as_false_positives():
+    report = n2f("run", "compost", "-m", "oracle", "--json", "-q")  # 3 bases per shape
     m = report["metrics"]
-    assert report["counts"]["correct"] == report["n"] > 300
-    assert m["macro_f1"] == 1.0 and m["compositionality_f1"] == 1.0
+    n = 3 * sum(subs for subs, _ in SHAPES.values())
+    one_edge = 3 * sum(edges for _, edges in SHAPES.values())
+    assert report["counts"]["correct"] == report["n"] == n
+    precision = (n - one_edge) / n  # every one-edge item is green without descendants: FP; no FN
+    assert m["macro_f1"] == 1.0 and m["compositionality_f1"] == pytest.approx(2 * precision / (1 + precision))
+    assert m["compositionality_f1_val"] == m["compositionality_f1_test"] == 1.0  # one-edge items are train
+    assert m["compositionality_f1_def"] == 1.0
     for split in ("train", "val", "test"):
-        assert m[f"macro_f1_{split}"] == 1.0 and m[f"compositionality_f1_{split}"] == 1.0
+        assert m[f"macro_f1_{split}"] == 1.0 and m[f"compositionality_f1_def_{split}"] == 1.0
+    counts = next(t for t in report["tables"] if t["name"] == "Compositionality")
+    assert counts["rows"][0][:6] == ["all", n - one_edge, one_edge, 0, 0, 0]
+    assert any("extract=strict" in note for note in report["notes"])
     names = [t["name"] for t in report["tables"]]
-    assert names == ["Table 1", "Figure 4", "Figure 5", "Tags"]
+    assert names == ["Table 1", "Compositionality", "Figure 4", "Figure 5", "Tags"]
 
 
 def test_the_simulator_makes_tagged_mistakes_and_the_run_finishes():
@@ -86,5 +100,6 @@ def test_unsafe_queries_are_refused_and_the_run_continues(tmp_path):
     replay.write_text("".join(json.dumps({"id": i, "output": r}) + "\n" for i, r in zip(ids, replies)))
     report = n2f("run", "compost", "-s", "bases=1", "-n", "4", "-m", f"replay:{replay}", "--json", "-q")
     assert report["status"] == "finished"
-    assert report["counts"]["wrong"] == 3 and report["counts"]["correct"] == 1
-    assert report["tags"]["query_failed"] == 3
+    assert report["counts"]["wrong"] == 2 and report["counts"]["correct"] == 1
+    assert report["counts"]["unparseable"] == 1  # an update is not a query
+    assert report["tags"]["query_failed"] == 2

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import subprocess
+import sys
 
 import pytest
 
 from engines import engine_names, get_engine
 from engines.core import STATUSES, Item, parse_settings, settings_fields
-from sessions.tools import TOOLS
+from sessions.tools import TOOLS, run_tool
 
 
 @pytest.mark.parametrize("name", engine_names())
@@ -36,12 +39,43 @@ def test_oracle_answers_score_correct_and_items_round_trip_json(name):
         outputs: list[str] = []
         while (step := engine.next_step(item, settings, outputs)) is not None:
             assert step.kind in ("model", "tool")
-            if step.kind == "tool":
-                break  # tool outputs come from sessions; covered by the engines' own run tests
-            outputs.append(engine.oracle(item, step, outputs))
-        else:
-            verdict = engine.score(item, outputs, settings)
-            assert verdict.status in STATUSES
-            assert verdict.status == "correct", (item.id, verdict.tags)
-            assert engine.main_score in verdict.scores
-            json.dumps(verdict.to_json())
+            if step.kind == "tool":  # executed as a run executes it (compost's query, rgp's sandbox)
+                assert step.tool in engine.tools
+                outputs.append(asyncio.run(run_tool(step.tool, step.payload)))
+            else:
+                outputs.append(engine.oracle(item, step, outputs))
+        verdict = engine.score(item, outputs, settings)
+        assert verdict.status in STATUSES
+        assert verdict.status == "correct", (item.id, verdict.tags)
+        assert engine.main_score in verdict.scores
+        json.dumps(verdict.to_json())
+
+
+def test_engines_with_tool_steps_reach_them_with_the_oracle():
+    """The oracle test above really executes tools: each engine declaring one asks for it."""
+    for name in engine_names():
+        engine = get_engine(name)
+        if not engine.tools:
+            continue
+        settings = parse_settings(engine.settings_type, [])
+        item = engine.items(settings, 0)[0]
+        outputs = [engine.oracle(item, engine.next_step(item, settings, []), [])]
+        step = engine.next_step(item, settings, outputs)
+        assert step is not None and step.kind == "tool" and step.tool in engine.tools, name
+
+
+@pytest.mark.parametrize("name", [n for n in engine_names() if get_engine(n).tools])
+def test_n2f_score_runs_the_tool_steps_of_one_output(name, tmp_path):
+    """``n2f score ENGINE --item ITEM --output OUT``: the model output given, the tool step run (compost's
+    query on the bundled graph, rgp's program in the sandbox), the verdict as JSON."""
+    engine = get_engine(name)
+    settings = parse_settings(engine.settings_type, [])
+    item = engine.items(settings, 0)[0]
+    item_file, output_file = tmp_path / "item.json", tmp_path / "output.txt"
+    item_file.write_text(json.dumps(item.to_json()), encoding="utf-8")
+    output_file.write_text(engine.oracle(item, engine.next_step(item, settings, []), []), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "n2f_tui", "score", name, "--item", str(item_file),
+                           "--output", str(output_file)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    verdict = json.loads(done.stdout)
+    assert verdict["status"] == "correct" and engine.main_score in verdict["scores"]

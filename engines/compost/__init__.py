@@ -48,11 +48,11 @@ class CompostEngine(PackageEngine):
             return None  # no gold answers without DBpedia: scored structurally
         from engines.compost.score import read_output
 
-        parsed, _ = read_output(outputs[0])
+        parsed, _ = read_output(outputs[0], settings.extract)
         if parsed is None:
             return None
         return Step(name="execute", kind="tool", tool=SPARQL_TOOL,
-                    payload={"query": parsed.text, "gold": item.gold["query"], "endpoint": settings.endpoint,
+                    payload={"query": parsed.executable, "gold": item.gold["query"], "endpoint": settings.endpoint,
                              "timeout": settings.timeout, "row_cap": settings.row_cap})
 
     def report(self, run: RunResults, against: Sequence[RunResults] = ()) -> Report:

@@ -1,20 +1,45 @@
-"""Structural comparison of two basic graph patterns, up to variable names.
+"""Comparing an output's basic graph pattern with the gold's, up to variable names.
 
-Used to align the output's triples with the gold's (tags, views) and, for official
-items without an endpoint, as the verdict itself: the output is structurally correct
-when its triple patterns map one-to-one onto the gold's under a renaming of variables
-that sends its single projected variable to ``?result``.
+``isomorphic`` is the structural verdict for official items without an endpoint: the
+output's triples map one-to-one onto the gold's under a bijective renaming of variables
+that sends its single projected variable to ``?result``, and it uses no construct that
+changes the answer set.
+
+``align`` pairs output triples with gold triples for the tags and the inspector: the
+pairing and the variable renaming (output variable -> gold variable, injective) that
+together cost least. A pair costs ``POSITION`` for every position (subject, predicate,
+object) that differs under the renaming; a triple read backwards (subject and object
+swapped) costs ``INVERTED`` more, or only ``PARAPHRASE`` more when its property is the
+inverse of the gold's (``?r dbo:parent X`` for ``X dbo:child ?r``, the same fact). A triple
+left without a partner costs ``UNMATCHED``; a pair may differ in at most two positions,
+and rdf:type triples pair only with rdf:type triples. The single projected variable is
+aligned too, as a pseudo-triple, so that the answer variable plays ``?result``. The
+search is an exact branch and bound (patterns have at most about a dozen triples); should
+it exceed ``MAX_STEPS`` it returns the best alignment found and says so.
 """
 
 from __future__ import annotations
 
-from engines.compost.parse import Parsed
+from dataclasses import dataclass
 
-Triple = tuple[str, str, str]
-# Constructs that change the answer set beyond the basic graph pattern.
-SEMANTIC_FEATURES = {"FILTER", "OPTIONAL", "UNION", "MINUS", "BIND", "VALUES", "GRAPH", "GROUP", "HAVING",
-                     "COUNT", "NOT", "EXISTS", "ASK", "CONSTRUCT", "DESCRIBE", "LIMIT", "OFFSET"}
-MAX_STEPS = 20_000  # backtracking budget: gold patterns have at most ~15 triples
+from engines.compost.parse import Parsed
+from engines.compost.pattern import RDF_TYPE, Triple
+
+DBO, DBP = "http://dbpedia.org/ontology/", "http://dbpedia.org/property/"
+# Pairs of properties that state the same fact read in opposite directions.
+INVERSE_PAIRS = [(f"<{ns}{a}>", f"<{ns}{b}>") for ns in (DBO, DBP) for a, b in
+                 (("child", "parent"), ("successor", "predecessor"), ("influenced", "influencedBy"))]
+INVERSES = {**dict(INVERSE_PAIRS), **{b: a for a, b in INVERSE_PAIRS}}
+
+# Constructs that change the answer set beyond the basic graph pattern (pattern.py's feature names).
+SEMANTIC_FEATURES = {"FILTER", "OPTIONAL", "UNION", "MINUS", "BIND", "VALUES", "GRAPH", "SERVICE", "GROUP",
+                     "HAVING", "AGGREGATE", "SUBQUERY", "PATH", "EXPRESSION", "ASK", "CONSTRUCT", "DESCRIBE",
+                     "LIMIT", "OFFSET", "FROM"}
+MAX_STEPS = 200_000
+POSITION, INVERTED, PARAPHRASE, UNMATCHED = 4, 2, 1, 8
+MAX_DIFFERENT = 2
+SELECT = "<select>"  # the pseudo-triple's subject and predicate: (SELECT, SELECT, ?answer)
+ANSWER = "?result"
 
 
 def _is_var(term: str) -> bool:
@@ -29,7 +54,6 @@ def mapping(output: list[Triple], gold: list[Triple], fixed: dict[str, str] | No
     steps = 0
 
     def bind(triple: Triple, cand: Triple, env: dict[str, str], used: set[str]) -> bool:
-        """Extend ``env``/``used`` so ``triple`` maps onto ``cand``; False when it cannot."""
         for a, b in zip(triple, cand):
             if _is_var(a) != _is_var(b):
                 return False
@@ -69,27 +93,112 @@ def isomorphic(parsed: Parsed, gold: list[Triple]) -> bool:
     """Same projection (one variable, playing ``?result``) and the same pattern up to renaming."""
     if len(parsed.projection) != 1 or parsed.projection[0] == "*" or parsed.features & SEMANTIC_FEATURES:
         return False
-    return mapping(parsed.triples, gold, {parsed.projection[0]: "?result"}) is not None
+    return mapping(parsed.triples, gold, {parsed.projection[0]: ANSWER}) is not None
 
 
-def align(output: list[Triple], gold: list[Triple]) -> list[tuple[Triple | None, Triple | None]]:
-    """Pairs (gold triple, output triple) matched greedily: same predicate, shared constants, same shape."""
-    remaining = list(output)
-    pairs: list[tuple[Triple | None, Triple | None]] = []
+@dataclass(frozen=True)
+class Pair:
+    """One line of an alignment: a gold triple, its output partner (either may be missing), what differs."""
 
-    def affinity(g: Triple, o: Triple) -> int:
-        score = 4 * (g[1] == o[1])
-        score += sum(2 for a, b in ((g[0], o[0]), (g[2], o[2])) if a == b and not _is_var(a))
-        score += sum(1 for a, b in ((g[0], o[2]), (g[2], o[0])) if a == b and not _is_var(a))
-        score += sum(1 for a, b in ((g[0], o[0]), (g[2], o[2])) if _is_var(a) and _is_var(b))
-        return score
+    gold: Triple | None
+    output: Triple | None
+    cost: int
+    inverted: bool = False  # the output triple is read backwards
+    paraphrase: bool = False  # ... with the inverse property, so it states the same fact
 
-    for g in gold:
-        best = max(remaining, key=lambda o: affinity(g, o), default=None)
-        if best is not None and affinity(g, best) > 0:
-            remaining.remove(best)
-            pairs.append((g, best))
-        else:
-            pairs.append((g, None))
-    pairs.extend((None, o) for o in remaining)
-    return pairs
+
+@dataclass(frozen=True)
+class Alignment:
+    pairs: tuple[Pair, ...]
+    renaming: dict[str, str]  # output variable -> gold variable
+    cost: int
+    exact: bool  # False when the search budget ran out: the best alignment found, not proven optimal
+
+
+def _position(a: str, b: str, env: dict[str, str], used: set[str], bind: list[tuple[str, str]]) -> int:
+    """0 when term ``a`` (output) plays ``b`` (gold) under ``env`` (extended through ``bind``), else 1."""
+    if _is_var(a) and _is_var(b):
+        if a in env:
+            return int(env[a] != b)
+        pending = dict(bind)
+        if a in pending:
+            return int(pending[a] != b)
+        if b in used or b in pending.values():
+            return 1
+        bind.append((a, b))
+        return 0
+    return int(a != b)
+
+
+def _pair_cost(o: Triple, g: Triple, env: dict[str, str], used: set[str]) -> list[tuple[int, bool, bool, list]]:
+    """The ways output triple ``o`` can play gold triple ``g``: (cost, inverted, paraphrase, new bindings)."""
+    if (o[1] == RDF_TYPE) != (g[1] == RDF_TYPE) or (o[0] == SELECT) != (g[0] == SELECT):
+        return []
+    ways = []
+    for inverted in (False, True):
+        s, p, obj = (o[2], o[1], o[0]) if inverted else o
+        paraphrase = inverted and INVERSES.get(p) == g[1]
+        bind: list[tuple[str, str]] = []
+        differ = _position(s, g[0], env, used, bind) + _position(obj, g[2], env, used, bind)
+        if not paraphrase:
+            differ += _position(p, g[1], env, used, bind)
+        if differ > MAX_DIFFERENT:
+            continue
+        extra = PARAPHRASE if paraphrase else INVERTED if inverted else 0
+        ways.append((POSITION * differ + extra, inverted, paraphrase, bind))
+    return ways
+
+
+def _optimistic(o: Triple, g: Triple) -> int:
+    """A lower bound of the pair's cost under any renaming (variables pair freely)."""
+    ways = _pair_cost(o, g, {}, set())
+    return min((w[0] for w in ways), default=2 * UNMATCHED)
+
+
+def align(output: list[Triple], gold: list[Triple], projection: list[str] | None = None) -> Alignment:
+    """The least-cost alignment of ``output`` onto ``gold`` (see the module docstring)."""
+    outs = list(dict.fromkeys(output))
+    golds = list(dict.fromkeys(gold))
+    if projection is not None and len(projection) == 1 and _is_var(projection[0]):
+        outs.append((SELECT, SELECT, projection[0]))
+        golds.append((SELECT, SELECT, ANSWER))
+    bounds = [min([_optimistic(o, g) for o in outs] + [UNMATCHED]) for g in golds]
+    order = sorted(range(len(golds)), key=lambda k: (-sum(not _is_var(t) for t in golds[k]), k))
+    rest_bound = [sum(bounds[k] for k in order[i:]) for i in range(len(order) + 1)]
+    best: dict = {"cost": None, "pairs": None, "env": None}
+    steps = 0
+    exact = True
+
+    def search(i: int, cost: int, env: dict[str, str], used: set[str], free: frozenset[int], pairs: list) -> None:
+        nonlocal steps, exact
+        steps += 1
+        if steps > MAX_STEPS:
+            exact = False
+            return
+        surplus = max(0, len(free) - (len(order) - i)) * UNMATCHED
+        if best["cost"] is not None and cost + rest_bound[i] + surplus >= best["cost"]:
+            return
+        if i == len(order):
+            total = cost + len(free) * UNMATCHED
+            if best["cost"] is None or total < best["cost"]:
+                best.update(cost=total, env=dict(env),
+                            pairs=pairs + [Pair(None, outs[j], UNMATCHED) for j in sorted(free)])
+            return
+        g = golds[order[i]]
+        options = []
+        for j in free:
+            for way in _pair_cost(outs[j], g, env, used):
+                options.append((way[0], j, way))
+        for c, j, (_, inverted, paraphrase, bind) in sorted(options, key=lambda x: (x[0], x[1])):
+            e = {**env, **dict(bind)}
+            search(i + 1, cost + c, e, used | {b for _, b in bind}, free - {j},
+                   pairs + [Pair(g, outs[j], c, inverted, paraphrase)])
+        search(i + 1, cost + UNMATCHED, env, used, free, pairs + [Pair(g, None, UNMATCHED)])
+
+    search(0, 0, {}, set(), frozenset(range(len(outs))), [])
+    pairs = tuple(p for p in best["pairs"] if SELECT not in ((p.gold or ("",))[0], (p.output or ("",))[0]))
+    chosen = next((p for p in best["pairs"] if p.gold and p.gold[0] == SELECT), None)
+    renaming = dict(best["env"])
+    if chosen is not None and chosen.output is None:
+        renaming.pop(projection[0], None)  # type: ignore[index]
+    return Alignment(pairs, renaming, best["cost"], exact)

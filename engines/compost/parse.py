@@ -1,11 +1,22 @@
-"""Reading a model's SPARQL: find the query in the reply, then its projection and triple patterns.
+"""Reading a model's reply as the CompoST authors did: extract, check prefixes, parse with the SPARQL grammar.
 
-Replies wrap queries in code fences and prose, use PREFIX declarations, prefixed names
-(``dbo:``, ``dbr:`` and friends even when undeclared), ``a``, and the ``;``/``,``
-abbreviations. This reader tokenises the query (strings, IRIs and comments are single
-tokens, so keywords inside them never count) and collects the basic graph pattern of
-the WHERE clause; any other construct (FILTER, OPTIONAL, UNION...) is recorded as a
-feature, which the structural comparison treats as a difference.
+Extraction (``extract=strict``, the default, the paper's): the reply is stripped, then a
+leading "```sparql" and a trailing "```" are removed and nothing else, as the authors'
+``get_results_query`` does. Prose around the query therefore makes it unreadable, as it
+made it invalid for them (F1 0).
+
+Prefixes: those the authors' validity test bound (``engines/compost/prefixes.py``) may be
+used undeclared; any other prefix must be declared in the query. A query using an
+undeclared, unbound prefix is unreadable.
+
+``extract=lenient`` is for exploratory runs: it also takes a query out of prose (the
+first fenced block holding a query, else the text from a query keyword on, cut where the
+grammar stops accepting it) and resolves the usual unbound DBpedia prefixes
+(``dbpedia:``, ``dbpprop:``...). When the strict reading fails, the lenient one is still
+tried, as a diagnosis: what the query would have meant, and why it did not count.
+
+Every query is parsed whole by the SPARQL 1.1 grammar (``engines/compost/grammar.py``);
+a syntax error says its line, column and what the grammar expected there.
 """
 
 from __future__ import annotations
@@ -14,270 +25,169 @@ import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from engines.compost.lexicon import RDF_TYPE
+from lark import Token, Tree
 
-KNOWN_PREFIXES = {
-    "dbo": "http://dbpedia.org/ontology/",
-    "dbr": "http://dbpedia.org/resource/",
-    "dbp": "http://dbpedia.org/property/",
-    "res": "http://dbpedia.org/resource/",
-    "rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
-    "rdfs": "http://www.w3.org/2000/01/rdf-schema#",
-    "foaf": "http://xmlns.com/foaf/0.1/",
-    "xsd": "http://www.w3.org/2001/XMLSchema#",
-    "owl": "http://www.w3.org/2002/07/owl#",
-    "yago": "http://dbpedia.org/class/yago/",
-    "dct": "http://purl.org/dc/terms/",
-    "skos": "http://www.w3.org/2004/02/skos/core#",
-    "wd": "http://www.wikidata.org/entity/",
-    "wdt": "http://www.wikidata.org/prop/direct/",
-    "dcterms": "http://purl.org/dc/terms/",
-    "dbc": "http://dbpedia.org/resource/Category:",
-    "dbpedia-owl": "http://dbpedia.org/ontology/",
-    "dbpprop": "http://dbpedia.org/property/",
-    "dbpedia": "http://dbpedia.org/resource/",
-    "schema": "http://schema.org/",
-}
+from engines.compost.grammar import SparqlSyntaxError, parse_tree
+from engines.compost.pattern import Triple, features, prefixed_names, prologue, read_structure
+from engines.compost.prefixes import ALIASES, AUTHORS, BOUND, declarations
 
-_TOKEN = re.compile(r"""
-    (?P<comment>\#[^\n]*)
-  | (?P<iri><[^<>"{}|^`\\\s]*>)
-  | (?P<string>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')
-  | (?P<langtag>@[A-Za-z]+(?:-[A-Za-z0-9]+)*)
-  | (?P<dtype>\^\^)
-  | (?P<var>[?$][A-Za-z0-9_\u00C0-\uFFFF]+)
-  | (?P<pname>(?:[A-Za-z][\w\-.]*)?:(?:[\w\-%]|\\.|\.(?=[\w%]))*)
-  | (?P<number>[+-]?\d+(?:\.\d+)?)
-  | (?P<word>[A-Za-z_]\w*)
-  | (?P<punct>[{}().;,*=!<>&|+/-])
-  | (?P<space>\s+)
-  | (?P<other>.)
-""", re.VERBOSE | re.DOTALL)
+EXTRACT = ("strict", "lenient")
+FENCE_OPEN, FENCE_CLOSE = "```sparql", "```"
 
-FORBIDDEN = {"SERVICE": "a federated SERVICE clause", "INSERT": "an update (INSERT)",
-             "DELETE": "an update (DELETE)", "LOAD": "an update (LOAD)", "CLEAR": "an update (CLEAR)",
-             "CREATE": "an update (CREATE)", "DROP": "an update (DROP)", "COPY": "an update (COPY)",
-             "MOVE": "an update (MOVE)", "ADD": "an update (ADD)", "FROM": "a remote dataset clause (FROM)"}
-FEATURES = {"FILTER", "OPTIONAL", "UNION", "MINUS", "BIND", "VALUES", "GRAPH", "GROUP", "ORDER", "LIMIT",
-            "OFFSET", "HAVING", "DISTINCT", "COUNT", "ASK", "CONSTRUCT", "DESCRIBE", "REDUCED", "NOT", "EXISTS"}
+FORBIDDEN_FEATURES = {"SERVICE": "a federated SERVICE clause", "FROM": "a remote dataset clause (FROM)"}
+UPDATES = ("INSERT", "DELETE", "LOAD", "CLEAR", "CREATE", "DROP", "COPY", "MOVE", "ADD", "WITH")
 
-
-# Keywords followed by a bracketed expression or group that is not part of the top-level BGP.
-GROUPED = {"BIND", "FILTER", "OPTIONAL", "MINUS", "GRAPH", "VALUES", "EXISTS", "SERVICE"}
+_FENCE = re.compile(r"```[ \t]*[A-Za-z0-9_-]*[ \t]*\n?(.*?)(?:```|$)", re.DOTALL)
+_START = re.compile(r"\b(PREFIX|BASE|SELECT|ASK|CONSTRUCT|DESCRIBE)\b", re.IGNORECASE)
+_WORD = re.compile(r"[A-Za-z]+")
 
 
 class QueryError(ValueError):
-    """The reply holds no readable query; the message says why."""
+    """The reply holds no readable query. ``diagnosis`` is what the lenient reading found, if
+    anything, and ``reasons`` the (tag code, evidence) pairs saying why it did not count."""
 
-
-@dataclass(frozen=True)
-class Token:
-    kind: str
-    text: str
+    def __init__(self, message: str, diagnosis: "Parsed | None" = None,
+                 reasons: tuple[tuple[str, str], ...] = ()):
+        super().__init__(message)
+        self.diagnosis, self.reasons = diagnosis, reasons
 
 
 @dataclass
 class Parsed:
-    text: str  # the query as extracted from the reply
+    text: str  # the query as read from the reply
+    executable: str  # the query with declarations of the bound prefixes it uses undeclared prepended
+    tree: Tree  # the grammar's parse tree
+    form: str  # SELECT, ASK, CONSTRUCT or DESCRIBE
     projection: list[str]  # variable names with "?", or ["*"]
-    triples: list[tuple[str, str, str]]  # terms normalised: <iri>, ?var, "literal"...
+    triples: list[Triple]  # the basic graph pattern, terms normalised (engines/compost/pattern.py)
     features: set[str] = field(default_factory=set)
     forbidden: list[str] = field(default_factory=list)
-    prose: bool = False  # the reply held text beyond the query (and its fence)
+    prose: bool = False  # lenient reading only: the reply held text beyond the query and its fence
+    undeclared: tuple[str, ...] = ()  # unbound prefixes read through ALIASES (lenient reading only)
 
 
-def tokenize(text: str) -> list[Token]:
-    out = []
-    for m in _TOKEN.finditer(text):
-        kind = m.lastgroup or "other"
-        if kind not in ("space", "comment"):
-            out.append(Token(kind, m.group()))
-    return out
+def authors_text(reply: str) -> str:
+    """The query text exactly as the authors' scorer handed it to rdflib (after a strip)."""
+    return reply.strip().removeprefix(FENCE_OPEN).removesuffix(FENCE_CLOSE)
+
+
+def _prefix(token: Token) -> str:
+    return str(token).partition(":")[0]
+
+
+@lru_cache(maxsize=8192)
+def _query(query: str, aliases: bool) -> Parsed | QueryError:
+    try:
+        tree = parse_tree(query)
+    except SparqlSyntaxError as exc:
+        return QueryError(f"not SPARQL: {exc}")
+    used = prefixed_names(tree)
+    declared = prologue(tree)[0]
+    unbound = [t for t in used if _prefix(t) not in declared and _prefix(t) not in BOUND]
+    if unbound and not (aliases and all(_prefix(t) in ALIASES for t in unbound)):
+        first = next(t for t in unbound if not aliases or _prefix(t) not in ALIASES)
+        return QueryError(f"undeclared prefix {_prefix(first)}: at line {first.line}, column {first.column} "
+                          f"(bound without a declaration: {', '.join(sorted(AUTHORS))} and rdflib's defaults)")
+    table = {**BOUND, **ALIASES} if aliases else BOUND
+    structure = read_structure(tree, table)
+    needed = {_prefix(t) for t in used} - set(declared)
+    executable = declarations(needed, table) + query if needed else query
+    forbidden = sorted(FORBIDDEN_FEATURES[f] for f in structure.features if f in FORBIDDEN_FEATURES)
+    return Parsed(query, executable, tree, structure.form, structure.projection, structure.triples,
+                  structure.features, forbidden,
+                  undeclared=tuple(sorted({_prefix(t) for t in unbound})))
+
+
+def parse_query(query: str, aliases: bool = False) -> Parsed:
+    """One query text, parsed whole; QueryError if it is not SPARQL or uses an unbound prefix.
+    ``aliases`` also resolves the unbound DBpedia prefixes (the lenient reading). Cached: read-only."""
+    result = _query(query, aliases)
+    if isinstance(result, QueryError):
+        raise result
+    return result
+
+
+def _offset(text: str, line: int, column: int) -> int:
+    lines = text.split("\n")
+    return sum(len(l) + 1 for l in lines[:line - 1]) + column - 1
+
+
+def longest_query(text: str) -> str | None:
+    """``text`` if it is a query, else its part up to where the grammar stopped, if that is one."""
+    try:
+        parse_tree(text)
+        return text
+    except SparqlSyntaxError as exc:
+        cut = text[:_offset(text, exc.line, exc.column)].rstrip()
+    if not cut:
+        return None
+    try:
+        parse_tree(cut)
+        return cut
+    except SparqlSyntaxError:
+        return None
+
+
+def candidates(reply: str) -> list[str]:
+    """Query texts inside a reply, in the order the lenient reading tries them: fenced blocks
+    holding a query keyword, then the text from each query keyword on."""
+    out = [m.group(1).strip() for m in _FENCE.finditer(reply) if _START.search(m.group(1))]
+    out += [reply[m.start():].strip() for m in _START.finditer(reply)]
+    return list(dict.fromkeys(q for q in out if q))
+
+
+def _lenient(reply: str) -> Parsed | QueryError:
+    first: QueryError | None = None
+    wrapper = authors_text(reply).strip()
+    for text in candidates(reply):
+        query = longest_query(text)
+        if query is None:
+            continue
+        result = _query(query, True)
+        if isinstance(result, QueryError):
+            first = first or result
+            continue
+        return replace(result, prose=wrapper != query)
+    return first or QueryError("no SPARQL query found (no SELECT, ASK, CONSTRUCT, DESCRIBE or PREFIX that parses)")
+
+
+@lru_cache(maxsize=8192)
+def _reply(reply: str, extract: str) -> Parsed | QueryError:
+    if extract == "lenient":
+        return _lenient(reply)
+    strict = _query(authors_text(reply), False)
+    if isinstance(strict, Parsed):
+        return strict
+    diagnosis = _lenient(reply)
+    if isinstance(diagnosis, QueryError):
+        return strict
+    reasons = []
+    if diagnosis.prose or diagnosis.text != authors_text(reply).strip():
+        reasons.append(("format_violation", "text around the query: the authors' scorer removes only a leading "
+                                            "```sparql and a trailing ```"))
+    if diagnosis.undeclared:
+        reasons.append(("undeclared_prefix", "undeclared " + ", ".join(p + ":" for p in diagnosis.undeclared)
+                        + " (read here as " + ", ".join(f"{p}: = <{ALIASES[p]}>" for p in diagnosis.undeclared)
+                        + ")"))
+    return QueryError(str(strict), diagnosis, tuple(reasons))
+
+
+def parse_reply(reply: str, extract: str = "strict") -> Parsed:
+    """The query of a reply under the extraction policy (cached: next_step, the tool and score all
+    read the same reply; treat the result as read-only)."""
+    result = _reply(reply, extract)
+    if isinstance(result, QueryError):
+        raise result
+    return result
 
 
 def forbidden_clauses(text: str) -> list[str]:
-    """What in this query a read-only endpoint must refuse, found among keyword tokens only."""
-    return _forbidden(tokenize(text))
-
-
-def _forbidden(tokens: list[Token]) -> list[str]:
-    return sorted({FORBIDDEN[t.text.upper()] for t in tokens if t.kind == "word" and t.text.upper() in FORBIDDEN})
-
-
-_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_-]*)[ \t]*\n?(.*?)(?:```|$)", re.DOTALL)
-_START = re.compile(r"\b(PREFIX|BASE|SELECT|ASK|CONSTRUCT|DESCRIBE|INSERT|DELETE|LOAD|CLEAR|DROP|CREATE)\b",
-                    re.IGNORECASE)
-
-
-def candidates(reply: str) -> list[tuple[str, bool]]:
-    """(query text, whether prose surrounds it) to try in order: the first fenced block holding
-    a query keyword, else the text from each keyword on (prose may say "select" before the query)."""
-    text = reply.strip()
-    fences = [m for m in _FENCE.finditer(text) if _START.search(m.group(2))]
-    if fences:
-        block = fences[0]
-        return [(_cut(block.group(2).strip()), bool(text[:block.start()].strip() or text[block.end():].strip()))]
-    out = []
-    for m in _START.finditer(text):
-        query = _cut(text[m.start():])
-        out.append((query, bool(text[:m.start()].strip() or text[m.start() + len(query):].strip())))
-    if not out:
-        raise QueryError("no SPARQL query found (no SELECT, ASK or PREFIX)")
-    return out
-
-
-def _cut(text: str) -> str:
-    """The query up to its last balanced closing brace and trailing solution modifiers."""
-    depth, end, opened = 0, None, False
-    for m in _TOKEN.finditer(text):
-        if m.lastgroup == "punct" and m.group() == "{":
-            depth += 1
-            opened = True
-        elif m.lastgroup == "punct" and m.group() == "}":
-            depth -= 1
-            if depth == 0:
-                end = m.end()
-        elif opened and depth == 0 and m.lastgroup == "word" and m.group().upper() not in (
-                "LIMIT", "OFFSET", "ORDER", "GROUP", "BY", "ASC", "DESC", "HAVING"):
-            break
-    if end is None:
-        return text.strip()
-    tail = re.match(r"(\s*(?:(?:LIMIT|OFFSET)\s+\d+|(?:ORDER|GROUP)\s+BY\s+[^{}\n]*))*", text[end:], re.I)
-    return text[:end + (tail.end() if tail else 0)].strip()
-
-
-@lru_cache(maxsize=4096)
-def parse_reply(reply: str) -> Parsed:
-    """The query in a reply (cached: next_step, the tool and score all read the same reply; treat as read-only)."""
-    first: QueryError | None = None
-    for query, prose in candidates(reply):
-        try:
-            return replace(parse_query(query), prose=prose)
-        except QueryError as exc:
-            first = first or exc
-    raise first  # type: ignore[misc]
-
-
-@lru_cache(maxsize=4096)
-def parse_query(query: str) -> Parsed:
-    tokens = tokenize(query)
-    if any(t.kind == "other" for t in tokens):
-        bad = next(t.text for t in tokens if t.kind == "other")
-        raise QueryError(f"unexpected character {bad!r}")
-    prefixes = dict(KNOWN_PREFIXES)
-    i = 0
-    while i + 2 < len(tokens) and tokens[i].text.upper() == "PREFIX":
-        name, iri = tokens[i + 1], tokens[i + 2]
-        if name.kind != "pname" or iri.kind != "iri":
-            raise QueryError(f"malformed PREFIX declaration near {name.text!r}")
-        prefixes[name.text.rstrip(":")] = iri.text[1:-1]
-        i += 3
-    features = {t.text.upper() for t in tokens if t.kind == "word" and t.text.upper() in FEATURES}
-    forbidden = _forbidden(tokens)
-    head = [t for t in tokens[i:] if t.text != "{"][:1]
-    if not head or head[0].text.upper() not in ("SELECT", "ASK", "CONSTRUCT", "DESCRIBE"):
-        if forbidden:
-            return Parsed(query, [], [], features, forbidden)
-        raise QueryError(f"expected SELECT after the prefixes, found {head[0].text if head else 'nothing'!r}")
-    depth = 0
-    projection: list[str] = []
-    j = i + 1
-    while j < len(tokens) and tokens[j].text != "{" and tokens[j].text.upper() != "WHERE":
-        t = tokens[j]
-        if t.kind == "var":
-            projection.append("?" + t.text[1:])
-        elif t.text == "*":
-            projection.append("*")
-        j += 1
-    body: list[Token] = []
-    for t in tokens[j:]:
-        if t.text == "{":
-            depth += 1
-            if depth == 1:
-                continue
-        elif t.text == "}":
-            depth -= 1
-            if depth == 0:
-                break
-        if depth >= 1:
-            body.append(t)
-    if depth != 0:
-        raise QueryError("unbalanced braces in the WHERE clause")
-    if not body and not projection:
-        raise QueryError("the query has no WHERE clause")
-    return Parsed(query, projection, _triples(body, prefixes, features), features, forbidden)
-
-
-def _term(t: Token, prefixes: dict[str, str]) -> str:
-    if t.kind == "iri":
-        return t.text
-    if t.kind == "var":
-        return "?" + t.text[1:]
-    if t.kind == "pname":
-        prefix, _, local = t.text.partition(":")
-        if prefix not in prefixes:
-            raise QueryError(f"undeclared prefix {prefix + ':'!r}")
-        return f"<{prefixes[prefix]}{local.replace(chr(92), '')}>"
-    if t.kind == "word" and t.text == "a":
-        return f"<{RDF_TYPE}>"
-    return t.text
-
-
-def _triples(body: list[Token], prefixes: dict[str, str], features: set[str]) -> list[tuple[str, str, str]]:
-    """The triple patterns of the top-level group; nested groups and expressions are skipped."""
-    out: list[tuple[str, str, str]] = []
-    terms: list[str] = []
-    subject = predicate = None
-    skip = 0  # depth inside a skipped expression or group
-    pending = False  # a keyword was read; its "(" or "{" starts what to skip
-    for t in body:
-        if skip:
-            skip += {"(": 1, "{": 1, ")": -1, "}": -1}.get(t.text, 0)
-            continue
-        if pending:
-            if t.text in ("(", "{"):
-                skip, pending = 1, False
-            continue
-        if t.kind == "word" and t.text.upper() in FEATURES | GROUPED:
-            pending = t.text.upper() in GROUPED
-            continue
-        if t.text in ("{", "}"):
-            continue
-        if t.kind in ("langtag", "dtype"):
-            if terms:
-                terms[-1] += t.text
-            continue
-        if terms and terms[-1].endswith("^^") and t.kind in ("iri", "pname"):
-            terms[-1] += _term(t, prefixes)
-            continue
-        if t.text in (".", ";", ","):
-            if len(terms) == 3:
-                subject, predicate = terms[0], terms[1]
-                out.append((terms[0], terms[1], terms[2]))
-            elif len(terms) == 2 and subject is not None:
-                out.append((subject, terms[0], terms[1]))
-                predicate = terms[0]
-            elif len(terms) == 1 and predicate is not None:
-                out.append((subject, predicate, terms[0]))
-            elif terms:
-                raise QueryError(f"incomplete triple pattern: {' '.join(terms)}")
-            if t.text == ".":
-                subject = predicate = None
-            terms = []
-            continue
-        if t.kind in ("iri", "var", "pname", "string", "number") or (t.kind == "word" and t.text == "a"):
-            terms.append(_term(t, prefixes))
-        elif t.kind == "word" and t.text.lower() in ("true", "false"):
-            terms.append(t.text.lower())
-        else:
-            features.add(t.text.upper())
-    if terms:
-        if len(terms) == 3:
-            out.append((terms[0], terms[1], terms[2]))
-        elif len(terms) == 2 and subject is not None:
-            out.append((subject, terms[0], terms[1]))
-        elif len(terms) == 1 and predicate is not None:
-            out.append((subject, predicate, terms[0]))
-        else:
-            raise QueryError(f"incomplete triple pattern: {' '.join(terms)}")
-    return out
+    """What in this text a read-only endpoint must refuse: SERVICE and FROM in a query, or the update
+    keyword where the query grammar stops (updates are not queries)."""
+    try:
+        tree = parse_tree(text)
+    except SparqlSyntaxError as exc:
+        word = _WORD.match(text, _offset(text, exc.line, exc.column))
+        found = word.group().upper() if word else ""
+        return [f"an update ({found})"] if found in UPDATES else []
+    return sorted(FORBIDDEN_FEATURES[f] for f in features(tree) if f in FORBIDDEN_FEATURES)

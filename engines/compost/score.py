@@ -7,6 +7,11 @@ projected variable adds false positives. A failed output query counts as no answ
 (F1 0). Precision, recall and F1 are computed per item and averaged per split (macro
 F1, the paper's Table 1). An item is correct when its F1 is 1.
 
+Reading (``parse.py``): by default as the authors read it, so prose around the query or an
+unbound prefix makes the reply unparseable (F1 0, as it was for them); the tags then say
+why (``format_violation``, ``undeclared_prefix``) and the views show what the query would
+have meant. ``-s extract=lenient`` accepts such replies instead.
+
 Structural mode (official items without an endpoint: their gold answers need the full
 DBpedia dump). The output is correct iff its basic graph pattern is isomorphic to the
 gold's up to variable names with the same projection; F1 is then 1 or 0.
@@ -19,22 +24,25 @@ from __future__ import annotations
 import json
 from typing import Any, Sequence
 
-from engines.compost.compare import isomorphic
+from engines.compost.compare import align, isomorphic
 from engines.compost.parse import Parsed, QueryError, parse_reply
+from engines.compost.settings import CompostSettings
 from engines.compost.tags import tag, triple_tags
 from engines.core import Item, Verdict
+
+KEPT_WHEN_CORRECT = {"format_violation", "undeclared_prefix"}
 
 
 def gold_triples(item: Item) -> list[tuple[str, str, str]]:
     return [tuple(t) for t in item.gold["triples"]]  # type: ignore[misc]
 
 
-def read_output(reply: str) -> tuple[Parsed | None, str]:
-    """The parsed query of a reply, or None and the reason it is unreadable."""
+def read_output(reply: str, extract: str = "strict") -> tuple[Parsed | None, QueryError | None]:
+    """The parsed query of a reply, or None and why it is unreadable."""
     try:
-        return parse_reply(reply), ""
+        return parse_reply(reply, extract), None
     except QueryError as exc:
-        return None, str(exc)
+        return None, exc
 
 
 def values(side: dict[str, Any]) -> set[str]:
@@ -49,14 +57,17 @@ def prf(gold: set[str], output: set[str]) -> tuple[float, float, float]:
 
 
 def score_item(item: Item, outputs: Sequence[str], settings: Any, with_views: bool) -> Verdict:
+    settings = settings or CompostSettings()
     reply = outputs[0] if outputs else ""
-    parsed, reason = read_output(reply)
+    parsed, error = read_output(reply, settings.extract)
     gold = gold_triples(item)
     if parsed is None:
-        verdict = Verdict("unparseable", {"precision": 0.0, "recall": 0.0, "f1": 0.0},
-                          [tag("unparseable", reason)])
-        return _with_views(verdict, item, None, None, outputs, with_views)
-    tags = triple_tags(parsed, gold)
+        assert error is not None
+        tags = [tag("unparseable", str(error))] + [tag(code, evidence) for code, evidence in error.reasons]
+        verdict = Verdict("unparseable", {"precision": 0.0, "recall": 0.0, "f1": 0.0}, tags)
+        return _with_views(verdict, item, error.diagnosis, None, outputs, with_views, diagnosis=True)
+    alignment = align(parsed.triples, gold, parsed.projection)
+    tags = triple_tags(parsed, gold, alignment)
     structural = isomorphic(parsed, gold)
     execution = None
     if len(outputs) > 1:
@@ -75,16 +86,16 @@ def score_item(item: Item, outputs: Sequence[str], settings: Any, with_views: bo
         tags.append(tag("query_failed", "refused: " + ", ".join(parsed.forbidden)))
     status = "correct" if f1 == 1.0 else "wrong"
     if status == "correct":
-        tags = [t for t in tags if t.code == "format_violation"]
+        tags = [t for t in tags if t.code in KEPT_WHEN_CORRECT]
     scores = {"precision": p, "recall": r, "f1": f1, "structural": float(structural)}
     return _with_views(Verdict(status, scores, tags), item, parsed, execution, outputs, with_views)
 
 
 def _with_views(verdict: Verdict, item: Item, parsed: Parsed | None, execution: dict | None,
-                outputs: Sequence[str], with_views: bool) -> Verdict:
+                outputs: Sequence[str], with_views: bool, diagnosis: bool = False) -> Verdict:
     if with_views:
         from engines.compost.views import build_views
 
-        verdict.views = build_views(item, parsed, execution, outputs)
+        verdict.views = build_views(item, parsed, execution, outputs, diagnosis)
     return verdict
 

@@ -18,6 +18,10 @@ class CompostSettings:
                        "help": "classic few-shot: train items shown before the question (0 = zero-shot)"})
     bases: int = field(default=3, metadata={"min": 1, "max": 100,
                        "help": "base pattern instances per shape (4 shapes; the paper has ~18); generated items only"})
+    extract: str = field(default="strict", metadata={"choices": ("strict", "lenient"),
+                         "help": "strict (the paper's): only a leading ```sparql and trailing ``` are removed and "
+                                 "unbound prefixes are invalid; lenient: also a query inside prose, and the usual "
+                                 "DBpedia prefixes (dbpedia:, dbpprop:...) undeclared, for exploratory runs"})
     dataset: str = field(default="", metadata={
         "help": "path to an official compositionality_subgraph_*.json file (scored structurally without endpoint)"})
     endpoint: str = field(default="", metadata={

@@ -1,22 +1,27 @@
-"""The CompoST error taxonomy and the tagger, comparing the output's triples with the gold's."""
+"""The CompoST error taxonomy and the tagger: each difference of the optimal alignment, with its evidence.
+
+Evidence lines name the triples that really differ: the alignment (``compare.align``)
+pairs every output triple with the gold triple it plays, so a ``wrong_property`` line
+never names a gold triple the output also has. Output triples are shown with their own
+variable names, gold triples with the gold's.
+"""
 
 from __future__ import annotations
 
-from collections import Counter
-
-from engines.compost.compare import SEMANTIC_FEATURES, Triple, align
-from engines.compost.lexicon import RDF_TYPE
+from engines.compost.compare import ANSWER, SEMANTIC_FEATURES, Alignment, Pair, align
 from engines.compost.parse import Parsed
+from engines.compost.pattern import RDF_TYPE, Triple
 from engines.core import Tag, TagType
 
-TYPE = f"<{RDF_TYPE}>"
+TYPE = RDF_TYPE
 
 TAXONOMY = [
     TagType("wrong_property", "wrong property", "a triple uses a property the gold does not use there", "triples"),
     TagType("inverted_direction", "inverted direction", "a triple has subject and object swapped", "triples"),
-    TagType("missing_triple", "missing triple", "fewer relation triples than the gold", "triples"),
-    TagType("extra_triple", "extra triple", "more relation triples than the gold, or other constructs", "triples"),
+    TagType("missing_triple", "missing triple", "a gold relation triple has no counterpart in the output", "triples"),
+    TagType("extra_triple", "extra triple", "an output triple or construct the gold does not have", "triples"),
     TagType("wrong_entity", "wrong entity", "a gold entity is missing or replaced", "entities"),
+    TagType("wrong_join", "wrong join", "a triple connects to a different variable than in the gold", "triples"),
     TagType("missing_type_constraint", "missing type constraint", "a gold rdf:type constraint is absent",
             "triples"),
     TagType("wrong_projection", "wrong projection", "the query does not select exactly the answer variable",
@@ -25,6 +30,8 @@ TAXONOMY = [
     TagType("query_failed", "query failed", "the query was refused, timed out or did not run", "execution"),
     TagType("unparseable", "unparseable", "no SPARQL query could be read from the reply", "form"),
     TagType("format_violation", "format violation", "prose around the query, or not a SELECT query", "form"),
+    TagType("undeclared_prefix", "undeclared prefix",
+            "a prefix neither declared nor bound by the authors' scorer (the query was invalid for them)", "form"),
 ]
 LABELS = {t.code: t.label for t in TAXONOMY}
 
@@ -35,8 +42,10 @@ def tag(code: str, evidence: str) -> Tag:
 
 def short(term: str) -> str:
     """A compact rendering of a term for evidence and tables (dbo:spouse, dbr:X, ?v)."""
+    if term == TYPE:
+        return "a"
     for iri, prefix in (("http://dbpedia.org/ontology/", "dbo:"), ("http://dbpedia.org/resource/", "dbr:"),
-                        ("http://dbpedia.org/property/", "dbp:"), (RDF_TYPE, "a")):
+                        ("http://dbpedia.org/property/", "dbp:")):
         if term.startswith("<" + iri):
             return prefix + term[len(iri) + 1:-1]
     return term
@@ -46,38 +55,67 @@ def show(t: Triple) -> str:
     return " ".join(short(x) for x in t)
 
 
-def triple_tags(parsed: Parsed, gold: list[Triple]) -> list[Tag]:
-    """Differences between the output's and the gold's triple patterns, each with its evidence."""
+def _where(pair: Pair) -> str:
+    return f"{show(pair.output)} where the gold has {show(pair.gold)}"  # type: ignore[arg-type]
+
+
+def pair_tags(pair: Pair, renaming: dict[str, str]) -> list[Tag]:
+    """What one aligned pair says: nothing when it matches, else one tag per kind of difference."""
+    g, o = pair.gold, pair.output
+    if g is None:
+        return [tag("extra_triple", f"{show(o)} has no counterpart in the gold")]  # type: ignore[arg-type]
+    if o is None:
+        if g[1] == TYPE:
+            return [tag("missing_type_constraint", f"no {show(g)}")]
+        return [tag("missing_triple", f"{show(g)} has no counterpart in the output")]
+    if pair.cost == 0:
+        return []
+    s, p, obj = (o[2], o[1], o[0]) if pair.inverted else o
     tags: list[Tag] = []
-    g_rel = [t for t in gold if t[1] != TYPE]
-    o_rel = [t for t in parsed.triples if t[1] != TYPE]
+    if pair.paraphrase:
+        tags.append(tag("wrong_property", f"{_where(pair)}: an inverse-property paraphrase ({short(p)} is the "
+                                          f"inverse of {short(g[1])}), the same fact read the other way"))
+    elif pair.inverted:
+        tags.append(tag("inverted_direction", f"{_where(pair)}: subject and object swapped"))
+    if g[1] == TYPE:
+        if obj != g[2]:
+            tags.append(tag("missing_type_constraint", f"{_where(pair)}"))
+        return tags
+    if not pair.paraphrase and p != g[1]:
+        tags.append(tag("wrong_property", _where(pair)))
+    for mine, theirs in ((s, g[0]), (obj, g[2])):
+        if mine.startswith("?") and theirs.startswith("?"):
+            if renaming.get(mine) != theirs:
+                tags.append(tag("wrong_join", f"{_where(pair)}: {mine} plays {renaming.get(mine, 'no gold variable')} "
+                                              f"elsewhere, not {theirs}"))
+        elif mine != theirs:
+            what = "a variable" if mine.startswith("?") else short(mine)
+            tags.append(tag("wrong_entity", f"{_where(pair)}: {what} instead of "
+                                            f"{'a variable' if theirs.startswith('?') else short(theirs)}"))
+    return tags
+
+
+def triple_tags(parsed: Parsed, gold: list[Triple], alignment: Alignment | None = None) -> list[Tag]:
+    """Differences between the output's and the gold's queries, each with its evidence."""
+    alignment = alignment or align(parsed.triples, gold, parsed.projection)
+    tags: list[Tag] = []
     if len(parsed.projection) != 1 or parsed.projection[0] == "*":
         tags.append(tag("wrong_projection", "SELECT " + " ".join(parsed.projection or ["(nothing)"])))
+    elif alignment.renaming.get(parsed.projection[0]) != ANSWER:
+        plays = alignment.renaming.get(parsed.projection[0])
+        tags.append(tag("wrong_projection", f"SELECT {parsed.projection[0]}, which plays "
+                                            f"{plays or 'no gold variable'}, not the answer {ANSWER}"))
     if parsed.prose:
-        tags.append(tag("format_violation", "text around the query"))
-    not_select = sorted(parsed.features & {"ASK", "CONSTRUCT", "DESCRIBE"})
-    if not_select:
-        tags.append(tag("format_violation", f"{not_select[0]} query, not SELECT"))
-    for g, o in align(o_rel, g_rel):
-        if g is None or o is None:
-            continue
-        if g[1] != o[1]:
-            tags.append(tag("wrong_property", f"{show(o)} where the gold has {show(g)}"))
-        elif (o[0], o[2]) != (g[0], g[2]) and (o[2] == g[0] or o[0] == g[2]):
-            tags.append(tag("inverted_direction", f"{show(o)} where the gold has {show(g)}"))
-    if len(o_rel) < len(g_rel):
-        tags.append(tag("missing_triple", f"{len(o_rel)} relation triples, the gold has {len(g_rel)}"))
-    extra = sorted(parsed.features & SEMANTIC_FEATURES)
-    if len(o_rel) > len(g_rel) or extra:
-        what = f"{len(o_rel)} relation triples, the gold has {len(g_rel)}" if len(o_rel) > len(g_rel) else ""
-        tags.append(tag("extra_triple", "; ".join(x for x in (what, " ".join(extra)) if x)))
-    g_ents = Counter(x for t in g_rel for x in (t[0], t[2]) if not x.startswith("?"))
-    o_ents = Counter(x for t in o_rel for x in (t[0], t[2]) if not x.startswith("?"))
-    missing = sorted(set(g_ents) - set(o_ents))
-    if missing:
-        tags.append(tag("wrong_entity", "missing " + ", ".join(short(m) for m in missing)))
-    o_types = {t[2] for t in parsed.triples if t[1] == TYPE}
-    lost = sorted({t[2] for t in gold if t[1] == TYPE} - o_types)
-    if lost:
-        tags.append(tag("missing_type_constraint", "no " + ", ".join(short(c) for c in lost)))
+        tags.append(tag("format_violation", "text around the query (accepted under extract=lenient)"))
+    if parsed.form != "SELECT":
+        tags.append(tag("format_violation", f"{parsed.form} query, not SELECT"))
+    if parsed.undeclared:
+        tags.append(tag("undeclared_prefix", "undeclared " + ", ".join(p + ":" for p in parsed.undeclared)
+                        + " (accepted under extract=lenient)"))
+    for pair in alignment.pairs:
+        tags.extend(pair_tags(pair, alignment.renaming))
+    extra = sorted(parsed.features & SEMANTIC_FEATURES - {"ASK", "CONSTRUCT", "DESCRIBE"})
+    if extra:
+        tags.append(tag("extra_triple", "constructs beyond a basic graph pattern: " + ", ".join(extra)))
     return tags
+

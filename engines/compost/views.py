@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from lark import Token, Tree
+
 from engines.compost.compare import align
 from engines.compost.parse import Parsed
 from engines.compost.patterns import sub_patterns
@@ -13,17 +15,43 @@ from engines.core import Item, View
 MAX_ROWS = 200
 
 
+def tree_view(node: Tree | Token) -> dict[str, Any]:
+    """The grammar's parse tree as the inspector's tree data: rules as labels, tokens as leaves."""
+    if isinstance(node, Token):
+        return {"label": f"{node.type} {node}", "children": []}
+    return {"label": str(node.data), "children": [tree_view(c) for c in node.children]}
+
+
+def alignment_rows(parsed: Parsed, gold: list) -> list[list[str]]:
+    alignment = align(parsed.triples, gold, parsed.projection)
+    rows = []
+    for pair in alignment.pairs:
+        if pair.gold is None or pair.output is None:
+            how = "missing" if pair.output is None else "extra"
+        elif pair.cost == 0:
+            how = "="
+        elif pair.paraphrase:
+            how = "inverse-property paraphrase"
+        elif pair.inverted:
+            how = "inverted"
+        else:
+            how = "differs"
+        rows.append([show(pair.gold) if pair.gold else "", show(pair.output) if pair.output else "", how])
+    return rows
+
+
 def build_views(item: Item, parsed: Parsed | None, execution: dict[str, Any] | None,
-                outputs: Sequence[str]) -> list[View]:
+                outputs: Sequence[str], diagnosis: bool = False) -> list[View]:
+    """``diagnosis``: ``parsed`` is the lenient reading of a reply the strict reading rejected."""
     gold = [tuple(t) for t in item.gold["triples"]]
+    reading = " (as it would have been read; unparseable for the authors' scorer)" if diagnosis else ""
     views = [View("text", "Question", item.inputs["question"]),
-             View("code", "Output query", parsed.text if parsed else (outputs[0] if outputs else "")),
+             View("code", "Output query", outputs[0] if outputs else ""),
              View("code", "Gold query", item.gold["query"])]
     if parsed is not None:
-        rows = [[show(g) if g else "", show(o) if o else "", "=" if g and o and g[1] == o[1] else "≠"]
-                for g, o in align(parsed.triples, gold)]
-        views.append(View("table", "Triples (gold | output)", {"columns": ["gold", "output", "property"],
-                                                              "rows": rows}))
+        views.append(View("tree", "Parsed query" + reading, tree_view(parsed.tree)))
+        views.append(View("table", "Triples (gold | output)" + reading,
+                          {"columns": ["gold", "output", "alignment"], "rows": alignment_rows(parsed, gold)}))
     if execution is not None:
         views.append(result_view(execution))
     views.append(lattice_view(item))
