@@ -107,3 +107,57 @@ def _fmt(cell: Any) -> str:
     if isinstance(cell, float):
         return f"{cell:.2f}"
     return str(cell)
+
+
+def render_paper(paper: dict[str, Any] | None) -> list[RenderableType]:
+    """The report's ``paper`` block as tables: the paper's rows, the run's row, the differences for its model."""
+    if not paper:
+        return []
+    out: list[RenderableType] = []
+    for block in paper.get("tables", []):
+        metrics = block["metrics"]
+        title = f"paper {block['table']}" + (f", {block['block']}" if block["block"] else "")
+        table = RichTable(title=safe_text(f"{title}: published figures beside this run"))
+        for column in ["", "model", "configuration", *metrics]:
+            table.add_column(safe_text(column), justify="left")
+        rows: dict[tuple[str, str], dict[str, Any]] = {}
+        for row in block["rows"]:
+            cells = rows.setdefault((row["model"], row["condition"]), {})
+            cells[row["metric"]] = ("≥ " if row["relation"] == ">=" else "") + _fmt(float(row["value"]))
+        for (model, condition), cells in rows.items():
+            table.add_row("paper", safe_text(model), safe_text(condition), *(cells.get(m, "") for m in metrics))
+        run = block["run"]
+        table.add_row("this run", safe_text(run["model"]), "",
+                      *(f"{_fmt(float(run['values'][m]))} (n={run['n'][m]})" if m in run["values"] else "not in report"
+                        for m in metrics), style="bold")
+        diffs: dict[tuple[str, str], dict[str, str]] = {}
+        for c in block["comparisons"]:
+            diffs.setdefault((c["model"], c["row"]), {})[c["metric"]] = (
+                f"{c['diff']:+.2f} [{c['diff_low']:+.2f}, {c['diff_high']:+.2f}] {c['verdict']}")
+        for (model, row), cells in diffs.items():
+            table.add_row("run - paper", safe_text(model), safe_text(row), *(cells.get(m, "") for m in metrics))
+        notes = []
+        if any(r["percent_in_paper"] for r in block["rows"]):
+            notes.append("fractions, as our report keeps them (the paper prints percent)")
+        if block["comparisons"]:
+            notes.append("[95% Wilson interval of the run's figure, from its own n, minus the paper's]")
+        notes += [f"offline: {text}" for text in block.get("offline", [])]
+        table.caption = safe_text("; ".join(notes)) if notes else None
+        out.append(table)
+    if not paper.get("tables"):
+        out.append(safe_text(f"paper: no published figure for this setting ({paper.get('figures_on_record', 0)} on record; "
+                             f"n2f papers {paper.get('engine', '')})", style="italic"))
+    return out
+
+
+def render_papers_listing(entries: list[dict[str, Any]]) -> RichTable:
+    """``n2f papers``: one row per engine table (and block) on record."""
+    table = RichTable(title="published figures on record")
+    for column in ("engine", "table", "setting", "models", "metrics", "figures"):
+        table.add_column(column, justify="left")
+    for e in entries:
+        where = e["table"] + (f", {e['block']}" if e["block"] else "")
+        setting = e["settings"] + ("\n(offline: not reproducible as measured)" if e["offline"] else "")
+        table.add_row(safe_text(e["engine"]), safe_text(where), safe_text(setting), safe_text(", ".join(e["models"])),
+                      safe_text(", ".join(e["metrics"])), str(e["figures"]))
+    return table
