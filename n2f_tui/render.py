@@ -110,39 +110,44 @@ def _fmt(cell: Any) -> str:
 
 
 def render_paper(paper: dict[str, Any] | None) -> list[RenderableType]:
-    """The report's ``paper`` block as tables: the paper's rows, the run's row, the differences for its model."""
+    """The report's ``paper`` block: per paper table, one row per published figure, the run's own figure beside it.
+
+    Long rather than wide (a row per figure, not a column per metric), so Table 1 of
+    CompoST with six metrics stays readable in an 80-column terminal.
+    """
     if not paper:
         return []
     out: list[RenderableType] = []
     for block in paper.get("tables", []):
-        metrics = block["metrics"]
         title = f"paper {block['table']}" + (f", {block['block']}" if block["block"] else "")
         table = RichTable(title=safe_text(f"{title}: published figures beside this run"))
-        for column in ["", "model", "configuration", *metrics]:
-            table.add_column(safe_text(column), justify="left")
-        rows: dict[tuple[str, str], dict[str, Any]] = {}
-        for row in block["rows"]:
-            cells = rows.setdefault((row["model"], row["condition"]), {})
-            cells[row["metric"]] = ("≥ " if row["relation"] == ">=" else "") + _fmt(float(row["value"]))
-        for (model, condition), cells in rows.items():
-            table.add_row("paper", safe_text(model), safe_text(condition), *(cells.get(m, "") for m in metrics))
+        table.add_column("metric", overflow="fold")
+        table.add_column("paper model, configuration")
+        table.add_column("paper", no_wrap=True)
+        table.add_column("this run", no_wrap=True)
+        table.add_column("run - paper [95%]")
         run = block["run"]
-        table.add_row("this run", safe_text(run["model"]), "",
-                      *(f"{_fmt(float(run['values'][m]))} (n={run['n'][m]})" if m in run["values"] else "not in report"
-                        for m in metrics), style="bold")
-        diffs: dict[tuple[str, str], dict[str, str]] = {}
-        for c in block["comparisons"]:
-            diffs.setdefault((c["model"], c["row"]), {})[c["metric"]] = (
-                f"{c['diff']:+.2f} [{c['diff_low']:+.2f}, {c['diff_high']:+.2f}] {c['verdict']}")
-        for (model, row), cells in diffs.items():
-            table.add_row("run - paper", safe_text(model), safe_text(row), *(cells.get(m, "") for m in metrics))
-        notes = []
+        compared = {(c["model"], c["row"], c["metric"]): c for c in block["comparisons"]}
+        for metric in block["metrics"]:
+            mine = (f"{_fmt(float(run['values'][metric]))} n={run['n'][metric]}" if metric in run["values"]
+                    else "not in report")
+            for index, row in enumerate(r for r in block["rows"] if r["metric"] == metric):
+                c = compared.get((row["model"], row["row"], metric))
+                diff = (f"{c['diff']:+.2f} [{c['diff_low']:+.2f}, {c['diff_high']:+.2f}] {c['verdict']}"
+                        if c else "")
+                who = row["model"] + (f", {row['condition']}" if row["condition"] else "")
+                table.add_row(safe_text(metric if index == 0 else ""), safe_text(who),
+                              ("≥ " if row["relation"] == ">=" else "") + _fmt(float(row["value"])),
+                              safe_text(mine if index == 0 else ""), safe_text(diff),
+                              end_section=False)
+            table.add_section()
+        notes = [f"this run: {run['model']}"]
         if any(r["percent_in_paper"] for r in block["rows"]):
             notes.append("fractions, as our report keeps them (the paper prints percent)")
         if block["comparisons"]:
-            notes.append("[95% Wilson interval of the run's figure, from its own n, minus the paper's]")
+            notes.append("[95% Wilson interval of the run's figure from its own n, minus the paper's]")
         notes += [f"offline: {text}" for text in block.get("offline", [])]
-        table.caption = safe_text("; ".join(notes)) if notes else None
+        table.caption = safe_text("; ".join(notes))
         out.append(table)
     if not paper.get("tables"):
         out.append(safe_text(f"paper: no published figure for this setting ({paper.get('figures_on_record', 0)} on record; "

@@ -59,7 +59,8 @@ FIGURES: tuple[PaperFigure, ...] = tuple(
                 column=f"{label} {split}", model=_model(model, experiment),
                 setting=(("level", level), ("task", task)),
                 metric=f"{key}_{split}", value=value,
-                condition=f"{experiment} ({optimisation})", offline=OFFLINE)
+                condition=experiment if optimisation == "fine-tuning" else f"{experiment} ({optimisation})",
+                offline=OFFLINE)
     for level, rows in _ROWS.items()
     for experiment, task, model, optimisation, macro, comp in rows
     for label, key, values in (("Macro F1", "macro_f1", macro), ("Compositionality F1", "compositionality_f1", comp))
