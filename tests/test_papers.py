@@ -212,3 +212,24 @@ async def test_the_inspectors_report_screen_shows_the_paper_rows():
         text = app.screen.query_one("#report").plain
         assert all(model in text for model in ("GPT-4o", "Claude-3.5", "DeepSeek-2.5", "Mistral-large", "Llama-3.1"))
         assert "81.42" in text and "this run" in text
+
+
+def test_a_run_of_a_paper_model_gets_the_difference_and_its_interval():
+    """30 base items, 25 correct, by ``openai:gpt-4o``: P_dc 83.33 against the paper's 81.42 for GPT-4o."""
+    from engines.core import ItemResult, RunResults
+    from sessions.papers import paper_block
+
+    eng = get_engine("dedc")
+    settings = parse_settings(eng.settings_type, [])
+    items = eng.items(settings, 0)[:30]
+    results = [ItemResult(item=item, status="correct" if i < 25 else "wrong", scores={}, tags=[])
+               for i, item in enumerate(items)]
+    run = RunResults(name="r", model="openai:gpt-4o", settings=settings, results=results)
+    block = {t["table"]: t for t in paper_block("dedc", run, eng.report(run).metrics)["tables"]}["Table 1"]
+    (c,) = block["comparisons"]
+    low, high = wilson_share(25 / 30, 30)
+    assert c["model"] == "GPT-4o" and c["n"] == 30 and math.isclose(c["run"], 83.33)
+    assert math.isclose(c["diff_low"], 100 * low - 81.42, abs_tol=0.01)
+    assert math.isclose(c["diff_high"], 100 * high - 81.42, abs_tol=0.01)
+    assert c["verdict"] == "within noise"
+    assert block["run"]["n"] == {"P_dc": 30}

@@ -59,7 +59,7 @@ FIGURES: tuple[PaperFigure, ...] = tuple(
                 column=f"{label} {split}", model=_model(model, experiment),
                 setting=(("level", level), ("task", task)),
                 metric=f"{key}_{split}", value=value,
-                condition=experiment if optimisation == "fine-tuning" else f"{experiment} ({optimisation})",
+                condition="" if optimisation == "fine-tuning" else f"{experiment} ({optimisation})",
                 offline=OFFLINE)
     for level, rows in _ROWS.items()
     for experiment, task, model, optimisation, macro, comp in rows
