@@ -104,30 +104,26 @@ def setting_matches(figure: PaperFigure, run: Mapping[str, frozenset[str]]) -> b
     return all(canonical(v) in run.get(k, frozenset()) for k, v in figure.setting)
 
 
-# Names a run's model goes by that do not reduce to the paper's name by normalisation.
+# Names a run's model goes by that do not reduce to the paper's name by normalisation
+# (keys lower case, release date and ``:latest`` already dropped); a paper's own name goes
+# through the same map, so DEDC's Claude-3.5-sonnet-20240620 and RGP's Claude-3.5 meet.
 MODEL_ALIASES: dict[str, str] = {
-    "llama3.1:405b": "Llama-3.1",
-    "llama-3.1-405b": "Llama-3.1",
-    "meta-llama-3.1-405b-instruct": "Llama-3.1",
-    "claude-3-5-sonnet-20240620": "Claude-3.5",
-    "claude-3-5-sonnet": "Claude-3.5",
-    "deepseek-chat": "DeepSeek-V3",
-    "mistral-large-2407": "Mistral-large",
-    "gemini-2.5-pro": "Gemini-2.5 Pro",
-    "claude-3-7-sonnet": "Claude-3.7",
     "llama3.3:70b": "Llama 3.3",
+    "llama-3.3-70b-instruct": "Llama 3.3",
+    "claude-3-7-sonnet": "Claude-3.7",
+    "claude-3.7-sonnet": "Claude-3.7",
+    "claude-3-5-sonnet": "Claude-3.5",
+    "claude-3.5-sonnet": "Claude-3.5",
 }
 
-_DATE = re.compile(r"(-?\d{4}-?\d{2}-?\d{2})$")
+_DATE = re.compile(r"-?(\d{4}-\d{2}-\d{2}|\d{8})$")
 _RUN_STAMP = re.compile(r"_\d{4}-\d{2}-\d{2}.*$")
 
 
 def normalise_model(name: str) -> str:
     """Lower case, letters and digits only, a trailing release date dropped: ``gpt-4o-mini-2024-07-18`` -> ``gpt4omini``."""
-    text = name.strip().lower()
+    text = _DATE.sub("", name.strip().lower().removesuffix(":latest"))
     text = MODEL_ALIASES.get(text, text).lower()
-    text = _DATE.sub("", text)
-    text = text.removesuffix(":latest")
     return re.sub(r"[^a-z0-9]", "", text)
 
 

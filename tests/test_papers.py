@@ -158,6 +158,10 @@ def test_model_names_meet_the_papers_names():
     assert not same_model("openai:gpt-4o", "GPT-4o-mini")
     assert not same_model("openai:gpt-4o-mini", "GPT-4o-mini (fine-tuned)")
     assert normalise_model("GPT-4o-20240806") == normalise_model("gpt-4o")
+    assert same_model("openai:claude-3-5-sonnet-20240620", "Claude-3.5-sonnet-20240620")
+    assert same_model("openai:mistral-large-2407", "Mistral-large-2407")
+    assert same_model("openai:llama3.1:405b", "Llama-3.1-405B") and not same_model("openai:llama3.1", "Llama-3.1-405B")
+    assert same_model("openai:claude-3-7-sonnet-20250219", "Claude-3.7")
 
 
 def test_interval_is_wilsons_and_the_verdict_follows_it():
@@ -170,7 +174,7 @@ def test_interval_is_wilsons_and_the_verdict_follows_it():
     assert near.verdict == "within noise" and near.low < 0 < near.high and math.isclose(near.diff, 0.05)
     far = compare(f, 0.55, 200)
     assert far.verdict == "above the paper" and far.low > 0
-    pct = next(f for f in figures("dedc") if f.model == "GPT-4o" and f.metric == "P_dc" and f.table == "Table 1")
+    pct = next(f for f in figures("dedc") if f.row == "GPT-4o" and f.metric == "P_dc" and f.table == "Table 1")
     assert compare(pct, 81.0, 323).verdict == "within noise" and compare(pct, 60.0, 323).verdict == "below the paper"
 
 
@@ -210,7 +214,8 @@ async def test_the_inspectors_report_screen_shows_the_paper_rows():
         await pilot.press("R")
         await until(pilot, lambda: isinstance(app.screen, ReportScreen) and "paper Table 1" in app.screen.query_one("#report").plain)
         text = app.screen.query_one("#report").plain
-        assert all(model in text for model in ("GPT-4o", "Claude-3.5", "DeepSeek-2.5", "Mistral-large", "Llama-3.1"))
+        assert all(model in text for model in ("GPT-4o-20240806", "Claude-3.5-sonnet-20240620", "DeepSeek-2.5",
+                                               "Mistral-large-2407", "Llama-3.1-405B"))
         assert "81.42" in text and "this run" in text
 
 
@@ -228,7 +233,7 @@ def test_a_run_of_a_paper_model_gets_the_difference_and_its_interval():
     block = {t["table"]: t for t in paper_block("dedc", run, eng.report(run).metrics)["tables"]}["Table 1"]
     (c,) = block["comparisons"]
     low, high = wilson_share(25 / 30, 30)
-    assert c["model"] == "GPT-4o" and c["n"] == 30 and math.isclose(c["run"], 83.33)
+    assert c["model"] == "GPT-4o-20240806" and c["n"] == 30 and math.isclose(c["run"], 83.33)
     assert math.isclose(c["diff_low"], 100 * low - 81.42, abs_tol=0.01)
     assert math.isclose(c["diff_high"], 100 * high - 81.42, abs_tol=0.01)
     assert c["verdict"] == "within noise"

@@ -16,9 +16,11 @@ from engines.dedc.score import effective_settings
 from engines.papers import PaperFigure, canonical
 from engines.reporting import scored
 
-MODELS = ("GPT-4o", "Claude-3.5", "DeepSeek-2.5", "Mistral-large", "Llama-3.1")
+# rows as the tables print them, and the models as section 3.1 names them
+ROWS = ("GPT-4o", "Claude-3.5", "DeepSeek-2.5", "Mistral-large", "Llama-3.1")
+MODELS = ("GPT-4o-20240806", "Claude-3.5-sonnet-20240620", "DeepSeek-2.5", "Mistral-large-2407", "Llama-3.1-405B")
 
-# (table, block as printed, gap, names, ((P_dc, P_c) per model in MODELS order))
+# (table, block as printed, gap, names, ((P_dc, P_c) per model in ROWS order))
 _TABLES: tuple[tuple[str, str, str, str, tuple[tuple[float, float], ...]], ...] = (
     ("Table 1", "", "base", "opaque",
      ((81.42, 94.74), (91.02, 98.76), (68.73, 86.69), (76.78, 95.98), (74.92, 90.71))),
@@ -33,12 +35,12 @@ _TABLES: tuple[tuple[str, str, str, str, tuple[tuple[float, float], ...]], ...] 
 )
 
 FIGURES: tuple[PaperFigure, ...] = tuple(
-    PaperFigure(engine="dedc", table=table, block=block, row=model, column=column, model=model,
+    PaperFigure(engine="dedc", table=table, block=block, row=row, column=column, model=model,
                 setting=(("gap", gap), ("names", names), ("primitives", primitives)),
                 metric=metric, value=pair[index], scale=100.0,
                 condition="3 demonstrations, temperature 0")
     for table, block, gap, names, values in _TABLES
-    for model, pair in zip(MODELS, values)
+    for row, model, pair in zip(ROWS, MODELS, values)
     for index, (column, metric, primitives) in enumerate((("P_dc", "P_dc", False), ("P_c", "P_c", True)))
 )
 
