@@ -165,10 +165,10 @@ def render_papers_listing(entries: list[dict[str, Any]]) -> RichTable:
     """``n2f papers``: one row per engine table (and block) on record."""
     table = RichTable(title="published figures on record")
     for column in ("engine", "table", "setting", "models", "metrics", "figures"):
-        table.add_column(column, justify="left")
+        table.add_column(column, justify="left", overflow="fold")
     for e in entries:
         where = e["table"] + (f", {e['block']}" if e["block"] else "")
         setting = e["settings"] + ("\n(offline: not reproducible as measured)" if e["offline"] else "")
-        table.add_row(safe_text(e["engine"]), safe_text(where), safe_text(setting), safe_text(", ".join(e["models"])),
+        table.add_row(safe_text(e["engine"]), safe_text(where), safe_text(setting), safe_text("\n".join(e["models"])),
                       safe_text(", ".join(e["metrics"])), str(e["figures"]))
     return table
