@@ -17,10 +17,11 @@ from rich.table import Table
 
 from engines import engine_names, get_engine
 from engines.core import EngineError, Item
-from n2f_tui.render import render_report_tables, render_view, safe_text, status_text
+from n2f_tui.render import render_paper, render_papers_listing, render_report_tables, render_view, safe_text, status_text
 from sessions import api
 from sessions.errors import InputError, N2FError, RuntimeFailure
 from sessions.export import export_records, to_csv, to_jsonl
+from sessions.papers import papers_listing
 from sessions.store import RunStore, list_run_meta
 
 out = Console(highlight=False)
@@ -69,6 +70,10 @@ def build_parser() -> Parser:
     p.add_argument("--item", required=True, help="a file holding one item as printed by n2f items")
     p.add_argument("--output", action="append", required=True, help="a file with the model output of one step")
     p.add_argument("-s", "--set", dest="settings", action="append", default=[], metavar="K=V")
+
+    p = sub.add_parser("papers", help="the papers' published figures on record: table, setting, models, metrics")
+    p.add_argument("engine", nargs="?", help=f"one of: {', '.join(engine_names())} (default: all)")
+    p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("runs", help="list the runs in the store")
     p.add_argument("--json", action="store_true")
@@ -298,6 +303,8 @@ def _print_report(report: Any, summary: dict[str, Any]) -> None:
     out.print(Panel(head, title="report", title_align="left"))
     for renderable in render_report_tables(report):
         out.print(renderable)
+    for renderable in render_paper(summary.get("paper")):
+        out.print(renderable)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -398,8 +405,19 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_papers(args: argparse.Namespace) -> int:
+    if args.engine is not None and args.engine not in engine_names():
+        raise InputError(f"unknown engine {args.engine!r}; one of: {', '.join(engine_names())}")
+    entries = [e for name in ([args.engine] if args.engine else engine_names()) for e in papers_listing(name)]
+    if args.json:
+        print(json.dumps(entries, ensure_ascii=False))
+    else:
+        out.print(render_papers_listing(entries))
+    return 0
+
+
 COMMANDS = {
-    "run": cmd_run, "items": cmd_items, "score": cmd_score, "runs": cmd_runs, "report": cmd_report,
+    "papers": cmd_papers, "run": cmd_run, "items": cmd_items, "score": cmd_score, "runs": cmd_runs, "report": cmd_report,
     "show": cmd_show, "export": cmd_export, "resume": cmd_resume, "rescore": cmd_rescore, "bench": cmd_bench,
     "tui": cmd_tui,
 }

@@ -107,3 +107,68 @@ def _fmt(cell: Any) -> str:
     if isinstance(cell, float):
         return f"{cell:.2f}"
     return str(cell)
+
+
+def render_paper(paper: dict[str, Any] | None) -> list[RenderableType]:
+    """The report's ``paper`` block: per paper table, one row per published figure, the run's own figure beside it.
+
+    Long rather than wide (a row per figure, not a column per metric), so Table 1 of
+    CompoST with six metrics stays readable in an 80-column terminal.
+    """
+    if not paper:
+        return []
+    out: list[RenderableType] = []
+    for block in paper.get("tables", []):
+        title = f"paper {block['table']}" + (f", {block['block']}" if block["block"] else "")
+        table = RichTable(title=safe_text(f"{title}: published figures beside this run"))
+        conditions = {r["condition"] for r in block["rows"]}
+        shared = conditions.pop() if len(conditions) == 1 else None
+        compared = {(c["model"], c["row"], c["metric"]): c for c in block["comparisons"]}
+        table.add_column("metric", overflow="fold")
+        table.add_column("paper model" if shared is not None else "paper model, configuration")
+        table.add_column("paper", no_wrap=True)
+        table.add_column("this run", no_wrap=True)
+        if compared:
+            table.add_column("run - paper [95%]")
+        run = block["run"]
+        for metric in block["metrics"]:
+            mine = (f"{_fmt(float(run['values'][metric]))} n={run['n'][metric]}" if metric in run["values"]
+                    else "not in report")
+            for index, row in enumerate(r for r in block["rows"] if r["metric"] == metric):
+                who = row["model"] + (f", {row['condition']}" if shared is None and row["condition"] else "")
+                cells = [safe_text(metric if index == 0 else ""), safe_text(who),
+                         ("≥ " if row["relation"] == ">=" else "") + _fmt(float(row["value"])),
+                         safe_text(mine if index == 0 else "")]
+                if compared:
+                    c = compared.get((row["model"], row["row"], metric))
+                    cells.append(safe_text(f"{c['diff']:+.2f} [{c['diff_low']:+.2f}, {c['diff_high']:+.2f}] "
+                                           f"{c['verdict']}" if c else ""))
+                table.add_row(*cells)
+            table.add_section()
+        notes = [f"this run: {run['model']}"]
+        if shared:
+            notes.append(f"paper configuration: {shared}")
+        if any(r["percent_in_paper"] for r in block["rows"]):
+            notes.append("fractions, as our report keeps them (the paper prints percent)")
+        if compared:
+            notes.append("[95% Wilson interval of the run's figure from its own n, minus the paper's]")
+        notes += [f"offline: {text}" for text in block.get("offline", [])]
+        table.caption = safe_text("; ".join(notes))
+        out.append(table)
+    if not paper.get("tables"):
+        out.append(safe_text(f"paper: no published figure for this setting ({paper.get('figures_on_record', 0)} on record; "
+                             f"n2f papers {paper.get('engine', '')})", style="italic"))
+    return out
+
+
+def render_papers_listing(entries: list[dict[str, Any]]) -> RichTable:
+    """``n2f papers``: one row per engine table (and block) on record."""
+    table = RichTable(title="published figures on record")
+    for column in ("engine", "table", "setting", "models", "metrics", "figures"):
+        table.add_column(column, justify="left", overflow="fold")
+    for e in entries:
+        where = e["table"] + (f", {e['block']}" if e["block"] else "")
+        setting = e["settings"] + ("\n(offline: not reproducible as measured)" if e["offline"] else "")
+        table.add_row(safe_text(e["engine"]), safe_text(where), safe_text(setting), safe_text("\n".join(e["models"])),
+                      safe_text(", ".join(e["metrics"])), str(e["figures"]))
+    return table

@@ -271,6 +271,7 @@ def find_item(store: RunStore, ref: str) -> tuple[int, Item]:
 def build_report(store: RunStore, against: Sequence[RunStore] = ()) -> tuple[Any, dict[str, Any]]:
     """The engine's report plus the fields every report has (engine, model, n, counts, accuracy, tags)."""
     from engines.reporting import accuracy, status_counts, tag_counts
+    from sessions.papers import paper_block
 
     engine, _ = run_settings(store)
     run = load_results(store)
@@ -297,5 +298,6 @@ def build_report(store: RunStore, against: Sequence[RunStore] = ()) -> tuple[Any
         "metrics": report.metrics,
         "against": [o.label for o in against],
         **{k: v for k, v in report.to_json().items() if k != "metrics"},
+        "paper": paper_block(engine.name, run, report.metrics),
     }
     return report, summary

@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from engines.core import EngineError, Report, Table
-from n2f_tui.render import render_bars, render_report_tables, safe_text
+from n2f_tui.render import render_bars, render_paper, render_report_tables, safe_text
 from n2f_tui.widgets import style
 from n2f_tui.widgets.pane import Pane
 from n2f_tui.widgets.style import number, pct, run_label, settings_line
@@ -85,6 +85,7 @@ def report_renderable(report: Report, summary: dict[str, Any]) -> RenderableType
     if tag_series and not charted:
         parts += [render_bars("Error tags (items per tag)", tag_series, width=30), Text("")]
     parts += render_report_tables(report)
+    parts += render_paper(summary.get("paper"))
     return Group(*parts)
 
 
