@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from engines.compost.report import classify
+from engines.compost.compositionality import authors_counts
 from engines.core import ItemResult
 from engines.papers import PaperFigure, canonical
 from engines.reporting import scored
@@ -76,11 +76,11 @@ def run_setting(settings: Mapping[str, Any], results: Sequence[ItemResult]) -> d
 
 
 def sample_size(metric: str, results: Sequence[ItemResult]) -> int:
-    """Macro F1 averages the split's scored items; compositionality F1 counts its TP, FP and FN items."""
+    """Macro F1 averages the split's scored items; compositionality F1 (the authors' scorer) counts
+    the split's TP, FP and FN items."""
     judged = scored(results)
     split = metric.rsplit("_", 1)[-1]
-    part = [r for r in judged if r.item.meta.get("split") == split] if split in _SPLITS else judged
     if metric.startswith("compositionality_f1"):
-        classes = classify(judged)
-        return sum(classes.get(r.item.id) in ("TP", "FP", "FN") for r in part)
-    return len(part)
+        counts = authors_counts(judged)[split if split in _SPLITS else "all"]
+        return counts.tp + counts.fp + counts.fn
+    return len([r for r in judged if r.item.meta.get("split") == split] if split in _SPLITS else judged)
