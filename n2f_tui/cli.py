@@ -43,6 +43,13 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see {self.prog} --help)")
 
 
+def budget_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--max-tokens", type=int, default=None, metavar="N",
+                   help="stop taking new items once the run has used N tokens (resumable)")
+    p.add_argument("--max-cost", type=float, default=None, metavar="USD",
+                   help="stop taking new items once the run has cost USD (needs the model's [prices] in the config)")
+
+
 def build_parser() -> Parser:
     parser = Parser(prog="n2f", description="Inspect natural-to-formal benchmarks: run, score, report.")
     sub = parser.add_subparsers(dest="command", parser_class=Parser)
@@ -60,6 +67,7 @@ def build_parser() -> Parser:
     p.add_argument("--name", default="", help="a name to refer to the run by")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    budget_options(p)
 
     p = sub.add_parser("items", help="print the items as JSON lines")
     engine_options(p)
@@ -94,6 +102,15 @@ def build_parser() -> Parser:
     p.add_argument("-j", "--concurrency", type=int, default=None)
     p.add_argument("--json", action="store_true")
     p.add_argument("-q", "--quiet", action="store_true")
+    budget_options(p)
+
+    p = sub.add_parser("smoke", help="a small seeded sample of every engine through one model, one table")
+    p.add_argument("-m", "--model", default=None, help="the model to check (as for run)")
+    p.add_argument("-n", "--limit", type=int, default=10, help="items per engine (default 10)")
+    p.add_argument("--seed", type=int, default=api.DEFAULT_SEED)
+    p.add_argument("--engine", dest="engines", action="extend", nargs="+", default=[], metavar="NAME",
+                   help="only these engines (default: all)")
+    p.add_argument("--json", action="store_true", help="print the rows as JSON")
 
     p = sub.add_parser("rescore", help="re-score stored outputs with the current scorer (no model calls)")
     p.add_argument("run")
@@ -103,6 +120,10 @@ def build_parser() -> Parser:
                    help=f"only these engines (default: all of {', '.join(engine_names())})")
     p.add_argument("-n", "--limit", type=int, default=None, help="at most N items per engine")
     p.add_argument("--no-concurrency", dest="concurrency", action="store_false", help="skip the concurrency check")
+    p.add_argument("--latency", type=float, action="append", default=None, metavar="S",
+                   help="the stub's answer time in seconds (repeatable; default 0.2 and 2)")
+    p.add_argument("--transport", choices=("aiohttp", "httpx"), action="append", default=None,
+                   help="the SDK's HTTP transport to measure (repeatable; default both)")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
 
     p = sub.add_parser("tui", help="the inspector (what bare `n2f` opens), optionally on one run")
@@ -171,6 +192,8 @@ def _finish_run(prepared: api.PreparedRun, progress: Any, as_json: bool) -> int:
     if progress.cancelled:
         err.print(f"stopped; `n2f resume {store.label}` finishes it")
         return 130
+    if progress.budget_reached and store.pending_indices():
+        err.print(f"stopped at the budget ({usage_text(summary['usage'])}); `n2f resume {store.label}` finishes it")
     if progress.errors:
         raise RuntimeFailure(
             f"{progress.errors} item(s) ended in status error (infrastructure); `n2f resume {store.label}` retries them"
@@ -193,6 +216,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             concurrency=args.concurrency or config.concurrency,
             name=args.name,
             config=config,
+            max_tokens=args.max_tokens,
+            max_cost=args.max_cost,
         )
         return prepared, await _drive(prepared, args.quiet)
 
@@ -202,7 +227,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_resume(args: argparse.Namespace) -> int:
     async def main() -> tuple[api.PreparedRun, Any]:
-        prepared = await api.prepare_resume(args.run, concurrency=args.concurrency)
+        prepared = await api.prepare_resume(args.run, concurrency=args.concurrency, max_tokens=args.max_tokens,
+                                            max_cost=args.max_cost)
         return prepared, await _drive(prepared, args.quiet)
 
     prepared, progress = asyncio.run(main())
@@ -258,7 +284,17 @@ def cmd_score(args: argparse.Namespace) -> int:
     return 0
 
 
+def usage_text(usage: dict[str, Any]) -> str:
+    """``1,234 tokens (1,000 in / 234 out) · $0.0012`` (the cost only when a price is known)."""
+    text = f"{usage['total_tokens']:,} tokens ({usage['prompt_tokens']:,} in / {usage['completion_tokens']:,} out)"
+    return text + (f" · ${usage['cost']:.4f}" if usage.get("cost") is not None else "")
+
+
 def cmd_runs(args: argparse.Namespace) -> int:
+    from sessions.config import load_config
+    from sessions.usage import run_usage
+
+    config = load_config()
     metas = list_run_meta()
     rows = []
     for meta in metas:
@@ -270,6 +306,8 @@ def cmd_runs(args: argparse.Namespace) -> int:
             "id": meta["id"], "name": meta.get("name", ""), "engine": meta["engine"], "model": meta.get("model", ""),
             "settings": meta.get("settings", {}), "done": len(results), "total": meta.get("total", 0),
             "accuracy": acc, "status": meta.get("status", ""), "created": meta.get("created", ""),
+            "group": meta.get("group", ""),
+            "usage": run_usage(results.values()).to_json(api.price_of(store, config)),
         })
     if args.json:
         print(json.dumps(rows, ensure_ascii=False))
@@ -278,12 +316,15 @@ def cmd_runs(args: argparse.Namespace) -> int:
         err.print("no runs yet; start one with `n2f run dedc`")
         return 0
     table = Table(title="runs")
-    for column in ("id", "name", "engine", "model", "done", "accuracy", "status", "created"):
-        table.add_column(column)
+    for column in ("id", "name", "engine", "model", "done", "accuracy", "tokens", "cost", "status", "created"):
+        table.add_column(column, justify="right" if column in ("tokens", "cost") else "left")
     for r in rows:
         acc = "-" if r["accuracy"] is None else f"{100 * r['accuracy']:.2f}%"
+        usage = r["usage"]
+        tokens = f"{usage['total_tokens']:,}" if usage["total_tokens"] else "-"
+        cost = "-" if usage["cost"] is None else f"${usage['cost']:.4f}"
         table.add_row(*(safe_text(v) for v in (r["id"], r["name"], r["engine"], r["model"],
-                                               f"{r['done']}/{r['total']}", acc, r["status"], r["created"])))
+                                               f"{r['done']}/{r['total']}", acc, tokens, cost, r["status"], r["created"])))
     out.print(table)
     return 0
 
@@ -298,6 +339,8 @@ def _print_report(store: RunStore, against: Sequence[RunStore] = ()) -> None:
     head.add_row("settings", safe_text(" ".join(f"{k}={v}" for k, v in summary["settings"].items())))
     head.add_row("items", safe_text(f"{summary['n']} ({counts})"))
     head.add_row("accuracy", f"{100 * summary['accuracy']:.2f}%")
+    if summary["usage"]["total_tokens"]:
+        head.add_row("usage", safe_text(usage_text(summary["usage"])))
     out.print(Panel(head, title="report", title_align="left"))
     for renderable in render_report_tables(report):
         out.print(renderable)
@@ -378,20 +421,44 @@ def _engine_table(report: Any) -> Table:
 
 
 def _concurrency_table(report: Any) -> Table:
-    table = Table(title=f"concurrency: openai backend against a loopback stub answering in {report.latency_s * 1000:.0f} ms",
+    table = Table(title="concurrency: openai backend (SDK transport) against a loopback stub answering after a latency",
                   caption="efficiency = calls/s / (j / latency)")
-    for column in ("-j", "items", "seconds", "calls/s", "ideal/s", "efficiency"):
-        table.add_column(column, justify="right")
+    for column in ("transport", "latency", "-j", "items", "seconds", "calls/s", "ideal/s", "efficiency"):
+        table.add_column(column, justify="left" if column == "transport" else "right")
     for c in report.concurrency:
-        table.add_row(str(c.concurrency), str(c.items), f"{c.seconds:.2f}", f"{c.calls_per_s:.1f}",
-                      f"{c.ideal_per_s:.0f}", f"{100 * c.efficiency:.1f}%")
+        table.add_row(c.transport, f"{c.latency_s * 1000:.0f} ms", str(c.concurrency), str(c.items), f"{c.seconds:.2f}",
+                      f"{c.calls_per_s:.1f}", f"{c.ideal_per_s:.0f}", f"{100 * c.efficiency:.1f}%")
     return table
+
+
+def cmd_smoke(args: argparse.Namespace) -> int:
+    from sessions.config import load_config
+    from sessions.smoke import run_smoke
+
+    config = load_config()
+    group, rows = asyncio.run(run_smoke(args.model or config.default_model, args.limit, args.seed, args.engines, config))
+    if args.json:
+        print(json.dumps({"group": group, "runs": [r.to_json() for r in rows]}, ensure_ascii=False))
+    else:
+        table = Table(title=f"smoke {group}: {args.model or config.default_model}, {args.limit} items per engine",
+                      caption=f"runs {group}-ENGINE: `n2f tui {group}-{rows[0].engine if rows else 'dedc'}` opens one")
+        for column in ("engine", "items", "metric", "value", "errors", "tokens", "cost", "wall s"):
+            table.add_column(column, justify="left" if column in ("engine", "metric") else "right")
+        for r in rows:
+            table.add_row(*(safe_text(v) for v in (
+                r.engine, str(r.items), r.metric, "-" if r.value is None else f"{r.value:.3f}", str(r.errors),
+                f"{r.tokens:,}" if r.tokens else "-", "-" if r.cost is None else f"${r.cost:.4f}", f"{r.seconds:.2f}")))
+        out.print(table)
+    errors = sum(r.errors for r in rows)
+    if errors:
+        raise RuntimeFailure(f"{errors} item(s) ended in status error (infrastructure); `n2f resume RUN` retries them")
+    return 0
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
     from sessions.bench import run_bench
 
-    report = run_bench(args.engines, args.limit, args.concurrency)
+    report = run_bench(args.engines, args.limit, args.concurrency, latencies=args.latency, transports=args.transport)
     if args.json:
         print(json.dumps(report.to_json(), ensure_ascii=False))
         return 0
@@ -404,7 +471,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 COMMANDS = {
     "run": cmd_run, "items": cmd_items, "score": cmd_score, "runs": cmd_runs, "report": cmd_report,
     "show": cmd_show, "export": cmd_export, "resume": cmd_resume, "rescore": cmd_rescore, "bench": cmd_bench,
-    "tui": cmd_tui,
+    "smoke": cmd_smoke, "tui": cmd_tui,
 }
 
 

@@ -13,6 +13,7 @@ from typing import Any, Iterable
 from engines.core import Item, Tag, TagType
 from sessions import api
 from sessions.store import AnnotationStore, RunStore
+from sessions.usage import Usage, run_usage
 
 WRONG = ("wrong", "unparseable", "error")
 STATUS_RANK = {"error": 0, "unparseable": 1, "wrong": 2, "correct": 3, "pending": 4}
@@ -42,6 +43,7 @@ class RunState:
         self.engine, self.settings = api.run_settings(store)
         self.items: list[Item] = store.items()
         self.records: dict[int, dict[str, Any]] = store.results()
+        self.usage: Usage = run_usage(self.records.values())  # tokens over the records, kept up to date
         self.annotations: AnnotationStore = store.annotations()
         self.marks: dict[str, dict[str, Any]] = self.annotations.effective()
         self.filter = "all"
@@ -99,6 +101,9 @@ class RunState:
         """Take newly finished records (from the runner) into the state."""
         if not fresh:
             return
+        for index, record in fresh.items():
+            self.usage.add_record(self.records.get(index), -1)
+            self.usage.add_record(record)
         self.records.update(fresh)
         for index in fresh:
             self.versions[index] = self.versions.get(index, 0) + 1
@@ -109,6 +114,7 @@ class RunState:
         if store is not None:
             self.store = store
         self.records = self.store.results()
+        self.usage = run_usage(self.records.values())
         self.versions = {i: self.versions.get(i, 0) + 1 for i in range(self.total)}
         self._haystack.clear()
 

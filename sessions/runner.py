@@ -16,7 +16,11 @@ from typing import Any, Callable, Mapping, Sequence
 from engines.core import Engine, Item, Verdict
 from sessions.backends.base import Backend, BackendError, CallRequest, Completion
 from sessions.store import FLUSH_SECONDS, RunStore, now_iso
+from sessions.streaming import LiveReply
 from sessions.tools import run_tool
+from sessions.usage import Budget, Usage, run_usage
+
+BUDGET_STATUS = "stopped (budget)"
 
 
 @dataclass
@@ -28,6 +32,8 @@ class Progress:
     started: float = field(default_factory=time.monotonic)
     finished: float | None = None
     cancelled: bool = False
+    usage: Usage = field(default_factory=Usage)  # tokens of the items finished in this pass
+    budget_reached: bool = False
 
     @property
     def errors(self) -> int:
@@ -102,10 +108,13 @@ class StepTrace:
 
 
 async def run_steps(
-    engine: Engine, item: Item, settings: Any, backend: Backend, templates: Mapping[str, str] | None, attempt: int
+    engine: Engine, item: Item, settings: Any, backend: Backend, templates: Mapping[str, str] | None, attempt: int,
+    live: LiveReply | None = None,
 ) -> StepTrace:
     """Ask the engine for steps until the item is done: model steps go to the backend, tool steps to
-    ``sessions.tools`` (the backend never sees them); either output is appended alike."""
+    ``sessions.tools`` (the backend never sees them); either output is appended alike.
+
+    With ``live``, model steps stream: every text delta goes to it as it arrives."""
     trace = StepTrace()
     try:
         while (step := engine.next_step(item, settings, trace.outputs, templates)) is not None:
@@ -115,8 +124,11 @@ async def run_steps(
                 text = await run_tool(step.tool, step.payload)
                 completion = Completion(text=text, latency=time.monotonic() - started)
             else:
+                if live is not None:
+                    live.begin(len(trace.outputs), step.name)
                 request = CallRequest(item=item, step=step, step_index=len(trace.outputs),
-                                      outputs=tuple(trace.outputs), attempt=attempt)
+                                      outputs=tuple(trace.outputs), attempt=attempt,
+                                      on_text=live.feed if live is not None else None)
                 completion = await backend.complete(request)
             trace.outputs.append(completion.text)
             trace.steps.append({
@@ -150,6 +162,7 @@ class Runner:
         backend: Backend,
         concurrency: int = 8,
         templates: Mapping[str, str] | None = None,
+        budget: Budget | None = None,
     ):
         self.store = store
         self.engine = engine
@@ -162,6 +175,12 @@ class Runner:
         self._gate = asyncio.Event()
         self._gate.set()
         self._cancelled = False
+        self.budget = budget or Budget()
+        self._spent_before = Usage()  # usage of the stored results this pass does not redo
+        # A UI sets ``stream``: every model step then streams into ``live[index]`` while the
+        # item is in flight. Headless runs leave it off (plain requests cost less CPU).
+        self.stream = False
+        self.live: dict[int, LiveReply] = {}
 
     def subscribe(self, listener: Listener) -> None:
         self.listeners.append(listener)
@@ -198,6 +217,9 @@ class Runner:
         previous = self.store.results()
         todo = list(self.store.pending_indices() if indices is None else indices)
         self.progress = Progress(total=len(todo))
+        redone = set(todo)
+        self._spent_before = run_usage(r for i, r in previous.items() if i not in redone)
+        self.progress.budget_reached = bool(self.budget) and self.budget.reached(self._spent_before)
         queue: asyncio.Queue[int] = asyncio.Queue()
         for index in todo:
             queue.put_nowait(index)
@@ -224,9 +246,20 @@ class Runner:
             if self._cancelled:
                 status = "cancelled"
             elif self.store.pending_indices():
-                status = "incomplete"
+                status = BUDGET_STATUS if self.progress.budget_reached else "incomplete"
             self.store.update_meta(status=status)
         return self.progress
+
+    def _count_usage(self, steps: list[dict]) -> None:
+        """Add an answered item's tokens, as soon as its caller has them (before scoring, so that at
+        ``-j 1`` the next item does not start past the budget); once the budget is reached no new
+        item starts, and those in flight finish."""
+        progress = self.progress
+        progress.usage.add_steps(steps)
+        if self.budget and not progress.budget_reached:
+            spent = Usage(self._spent_before.prompt_tokens + progress.usage.prompt_tokens,
+                          self._spent_before.completion_tokens + progress.usage.completion_tokens)
+            progress.budget_reached = self.budget.reached(spent)
 
     async def _flush_periodically(self) -> None:
         """Write buffered results at least once a second, off the event loop."""
@@ -249,9 +282,9 @@ class Runner:
 
     async def _caller(self, queue: asyncio.Queue[int], items: list[Item], previous: Mapping[int, dict],
                       answered: asyncio.Queue[Answered | None]) -> None:
-        while not self._cancelled:
+        while not self._cancelled and not self.progress.budget_reached:
             await self._gate.wait()
-            if self._cancelled:
+            if self._cancelled or self.progress.budget_reached:
                 return
             try:
                 index = queue.get_nowait()
@@ -259,9 +292,16 @@ class Runner:
                 return
             attempt = int(previous.get(index, {}).get("attempt", -1)) + 1
             item = items[index]
-            trace = await run_steps(self.engine, item, self.settings, self.backend, self.templates, attempt)
+            live = self.live[index] = LiveReply() if self.stream else None
+            try:
+                trace = await run_steps(self.engine, item, self.settings, self.backend, self.templates, attempt, live)
+            finally:
+                if live is not None:
+                    live.done = True
+                    self.live.pop(index, None)
             if self._cancelled:
                 return
+            self._count_usage(trace.steps)
             await answered.put(Answered(index, item, attempt, trace))
 
     async def _score_all(self, answered: asyncio.Queue[Answered | None]) -> None:
