@@ -136,26 +136,30 @@ class RunTiming:
     items: int
     seconds: float
     calls: int  # model calls that reached the backend's server (0 for offline backends)
+    cpu_seconds: float = 0.0  # this process's CPU time over the run
 
 
 async def timed_run(
-    engine: str, settings: Sequence[str], model: str, limit: int | None, concurrency: int, config: Config = Config()
+    engine: str, settings: Sequence[str], model: str, limit: int | None, concurrency: int, config: Config = Config(),
+    stream: bool = False,
 ) -> RunTiming:
-    """Run items the way ``n2f run`` does, timing ``runner.run`` alone (not item generation).
+    """Run items the way ``n2f run`` does (``stream``: as the inspector does), timing ``runner.run``
+    alone (not item generation).
 
     A fixed Config keeps the figures independent of the user's config file.
     """
     prepared = await api.prepare_run(engine, settings, model=model, limit=limit, concurrency=concurrency, config=config)
+    prepared.runner.stream = stream
     try:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         progress = await prepared.runner.run()
-        seconds = time.perf_counter() - started
+        seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     finally:
         prepared.store.close()
         await prepared.backend.aclose()
     if progress.errors:
         raise RuntimeFailure(f"bench: {progress.errors} {engine} item(s) ended in status error")
-    return RunTiming(items=progress.done, seconds=seconds, calls=getattr(prepared.backend, "calls", 0))
+    return RunTiming(items=progress.done, seconds=seconds, calls=getattr(prepared.backend, "calls", 0), cpu_seconds=cpu)
 
 
 # ------------------------------------------------------------------------ engines
@@ -205,6 +209,23 @@ def bench_engine(engine: str, limit: int | None = None, concurrency: int = 8) ->
 # -------------------------------------------------------------------- concurrency
 
 
+STREAM_PIECES = ("bench", " reply")
+
+
+def sse_reply() -> bytes:
+    """The same reply as server-sent events: a role chunk, one chunk per piece, the finish, usage, [DONE]."""
+    def event(choices: list[dict[str, Any]], **extra: Any) -> bytes:
+        chunk = {"id": "chatcmpl-bench", "object": "chat.completion.chunk", "created": 0, "model": STUB_MODEL,
+                 "choices": choices, **extra}
+        return b"data: " + json.dumps(chunk).encode() + b"\n\n"
+
+    events = [event([{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}])]
+    events += [event([{"index": 0, "delta": {"content": piece}, "finish_reason": None}]) for piece in STREAM_PIECES]
+    events.append(event([{"index": 0, "delta": {}, "finish_reason": "stop"}]))
+    events.append(event([], usage={"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": 3}))
+    return b"".join(events) + b"data: [DONE]\n\n"
+
+
 CHAT_REPLY = json.dumps({
     "id": "chatcmpl-bench",
     "object": "chat.completion",
@@ -213,10 +234,12 @@ CHAT_REPLY = json.dumps({
     "choices": [{"index": 0, "message": {"role": "assistant", "content": "bench reply"}, "finish_reason": "stop"}],
     "usage": {"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": 3},
 }).encode()
+STREAM_REPLY = sse_reply()
 
 
 class LatencyStub:
-    """A minimal OpenAI-compatible server on loopback: every request gets one fixed reply after ``latency``.
+    """A minimal OpenAI-compatible server on loopback: every request gets one fixed reply after ``latency``
+    (as server-sent events when the request asks for a stream).
 
     Plain asyncio HTTP/1.1 with keep-alive, so the client's connection pool behaves as
     against a real server. It lives here rather than in tests because it is part of
@@ -245,10 +268,12 @@ class LatencyStub:
         try:
             while True:
                 head = await reader.readuntil(b"\r\n\r\n")
-                await reader.readexactly(content_length(head))
+                body = await reader.readexactly(content_length(head))
+                streamed = b'"stream":true' in body.replace(b" ", b"")
+                reply, kind = (STREAM_REPLY, b"text/event-stream") if streamed else (CHAT_REPLY, b"application/json")
                 await asyncio.sleep(self.latency)
-                writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                             b"Content-Length: %d\r\n\r\n%s" % (len(CHAT_REPLY), CHAT_REPLY))
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n%s"
+                             % (kind, len(reply), reply))
                 await writer.drain()
         except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
             pass  # the client closed its connection

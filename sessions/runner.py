@@ -32,7 +32,7 @@ class Progress:
     started: float = field(default_factory=time.monotonic)
     finished: float | None = None
     cancelled: bool = False
-    usage: Usage = field(default_factory=Usage)  # tokens of the items finished in this pass
+    usage: Usage = field(default_factory=Usage)  # tokens of the items answered in this pass
     budget_reached: bool = False
 
     @property
@@ -292,7 +292,9 @@ class Runner:
                 return
             attempt = int(previous.get(index, {}).get("attempt", -1)) + 1
             item = items[index]
-            live = self.live[index] = LiveReply() if self.stream else None
+            live = LiveReply() if self.stream else None
+            if live is not None:
+                self.live[index] = live
             try:
                 trace = await run_steps(self.engine, item, self.settings, self.backend, self.templates, attempt, live)
             finally:

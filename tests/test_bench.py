@@ -79,3 +79,12 @@ def test_limit_below_one_is_bad_input():
 def test_the_plan_keeps_a_fixed_number_of_latency_rounds():
     assert bench.plan_for(0.2) == ((1, 10), (8, 80), (64, 640))
     assert bench.plan_for(2.0) == ((1, 3), (8, 24), (64, 192))
+
+
+def test_the_bench_stub_streams_when_asked(n2f_home):
+    import asyncio
+
+    with bench.stub_process(0.01) as url, bench.scratch_home():
+        timing = asyncio.run(bench.timed_run("dedc", (), f"openai:{bench.STUB_MODEL}@{url}", 8, 4,
+                                             bench.stub_config("aiohttp"), stream=True))
+    assert timing.items == timing.calls == 8 and timing.cpu_seconds > 0

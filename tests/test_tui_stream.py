@@ -69,7 +69,7 @@ async def test_the_focused_item_of_a_live_run_streams_into_the_output_pane():
                                              concurrency=1, name="live-stream")
             job = app.start_job(prepared)
             app.open_run(prepared.store.id)
-            await until(pilot, lambda: screen_named(app, "RunScreen"))
+            await until(pilot, lambda: screen_named(app, "RunScreen") and app.screen.query(DetailView))
             screen = app.screen
             output = screen.query_one(DetailView).query_one("#col-output")
             seen: list[int] = []

@@ -21,6 +21,13 @@ What the SDK does not do is here:
   are BackendError ("malformed reply: ..." / "stream broken: ..."), never an answer.
 - Streaming when the caller passes ``CallRequest.on_text`` (the inspector watching an
   item); otherwise one plain request, which costs less CPU per call.
+
+Requests go through the client's own ``post`` (its retries, auth, Azure routing, typed
+errors and response models) with the body as JSON we built, rather than through
+``chat.completions.create``: ``create`` first walks every message through the SDK's
+type-driven transform, which for plain strings changes nothing and cost 0.45 ms of
+CPU per call here (``-j 64`` against a 200 ms stub: 2.99-3.13 ms -> 2.54-2.56 ms for
+the whole pipeline), a fifth of what the client costs at all.
 - The API key lives only in the client object: it is never in ``describe()``, an error
   message, the cache key or anything written to disk. Servers on loopback or a LAN need
   none: they get a placeholder.
@@ -42,6 +49,7 @@ from urllib.parse import urlsplit
 
 import httpx2
 import openai
+from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from sessions.backends.base import Backend, BackendError, CallRequest, Completion, ModelSpec
 from sessions.cache import ResponseCache
@@ -235,20 +243,22 @@ class OpenAIBackend(Backend):
         return openai.DefaultAsyncHttpxClient(event_hooks=hooks)
 
     def client(self) -> openai.AsyncOpenAI:
-        """The SDK client, made on first use (inside the running event loop)."""
+        """The SDK client, made by ``preflight`` or else on first use."""
         if self._client is None:
-            common: dict[str, Any] = dict(
-                api_key=self.__key, organization=self.organization, project=self.project,
-                timeout=httpx2.Timeout(self.attempt_timeout, connect=min(self.attempt_timeout, 10.0)),
-                max_retries=self.max_retries, http_client=self._http_client(),
-            )
-            if self.azure is not None:
-                self._client = openai.AsyncAzureOpenAI(
-                    azure_endpoint=self.base_url, azure_deployment=self.azure.deployment or None,
-                    api_version=self._api_version() or None, **common)
-            else:
-                self._client = openai.AsyncOpenAI(base_url=self.base_url, **common)
+            self._client = self._make_client()
         return self._client
+
+    def _make_client(self) -> openai.AsyncOpenAI:
+        common: dict[str, Any] = dict(
+            api_key=self.__key, organization=self.organization, project=self.project,
+            timeout=httpx2.Timeout(self.attempt_timeout, connect=min(self.attempt_timeout, 10.0)),
+            max_retries=self.max_retries, http_client=self._http_client(),
+        )
+        if self.azure is not None:
+            return openai.AsyncAzureOpenAI(
+                azure_endpoint=self.base_url, azure_deployment=self.azure.deployment or None,
+                api_version=self._api_version() or None, **common)
+        return openai.AsyncOpenAI(base_url=self.base_url, **common)
 
     async def aclose(self) -> None:
         client, self._client = self._client, None
@@ -258,7 +268,13 @@ class OpenAIBackend(Backend):
             self.cache.flush()  # replies it holds back to write in batches
 
     async def preflight(self) -> None:
-        """A TCP connect to the server, no request: a wrong port is bad input before the run exists."""
+        """A TCP connect to the server, no request: a wrong port is bad input before the run exists.
+
+        The client is made here too, in a worker thread: making it loads the system's CA
+        certificates (170 ms of blocking work here), which on the event loop would stall the
+        inspector and delay a run's first calls."""
+        if self._client is None:
+            self._client = await asyncio.to_thread(self._make_client)
         host, port = _host_port(self.base_url)
         try:
             _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), PREFLIGHT_TIMEOUT)
@@ -361,8 +377,11 @@ class OpenAIBackend(Backend):
             return BackendError(f"{gave_up(attempts)}: {message}", transient=True)
         return BackendError(message, transient=False)
 
+    def _body(self, messages: list[dict[str, str]], params: dict[str, Any]) -> dict[str, Any]:
+        return {"model": self.spec.name, "messages": messages, **params}
+
     async def _whole(self, messages: list[dict[str, str]], params: dict[str, Any]) -> tuple[str, dict[str, int], str]:
-        reply = await self.client().chat.completions.create(model=self.spec.name, messages=messages, **params)
+        reply = await self.client().post("/chat/completions", body=self._body(messages, params), cast_to=ChatCompletion)
         text, finish_reason = _content(reply)
         return text, _usage(getattr(reply, "usage", None)), finish_reason
 
@@ -370,8 +389,9 @@ class OpenAIBackend(Backend):
                       on_text: Callable[[str], None]) -> tuple[str, dict[str, int], str]:
         """Server-sent events: every text delta to ``on_text``; usage from the last chunk when
         the server sends it. A stream that stops before a finish reason is a failure."""
-        stream = await self.client().chat.completions.create(
-            model=self.spec.name, messages=messages, stream=True, stream_options={"include_usage": True}, **params)
+        body = {**self._body(messages, params), "stream": True, "stream_options": {"include_usage": True}}
+        stream = await self.client().post("/chat/completions", body=body, cast_to=ChatCompletion, stream=True,
+                                          stream_cls=openai.AsyncStream[ChatCompletionChunk])
         pieces: list[str] = []
         usage: dict[str, int] = {}
         finish_reason = ""
