@@ -18,6 +18,7 @@ from rich.table import Table
 from engines import engine_names, get_engine
 from engines.core import EngineError, Item
 from n2f_tui.render import render_report_tables, render_view, safe_text, status_text
+from n2f_tui.widgets.style import usage_line
 from sessions import api
 from sessions.errors import InputError, N2FError, RuntimeFailure
 from sessions.export import export_records, to_csv, to_jsonl
@@ -179,6 +180,11 @@ async def _drive(prepared: api.PreparedRun, quiet: bool) -> Any:
         await prepared.backend.aclose()
 
 
+def usage_of(summary: dict[str, Any]) -> str:
+    usage = summary["usage"]
+    return usage_line(usage["prompt_tokens"], usage["completion_tokens"], usage["cost"])
+
+
 def _finish_run(prepared: api.PreparedRun, progress: Any, as_json: bool) -> int:
     store = RunStore.open(prepared.store.id)
     _, summary = api.build_report(store)
@@ -193,7 +199,7 @@ def _finish_run(prepared: api.PreparedRun, progress: Any, as_json: bool) -> int:
         err.print(f"stopped; `n2f resume {store.label}` finishes it")
         return 130
     if progress.budget_reached and store.pending_indices():
-        err.print(f"stopped at the budget ({usage_text(summary['usage'])}); `n2f resume {store.label}` finishes it")
+        err.print(f"stopped at the budget ({usage_of(summary)}); `n2f resume {store.label}` finishes it")
     if progress.errors:
         raise RuntimeFailure(
             f"{progress.errors} item(s) ended in status error (infrastructure); `n2f resume {store.label}` retries them"
@@ -284,12 +290,6 @@ def cmd_score(args: argparse.Namespace) -> int:
     return 0
 
 
-def usage_text(usage: dict[str, Any]) -> str:
-    """``1,234 tokens (1,000 in / 234 out) · $0.0012`` (the cost only when a price is known)."""
-    text = f"{usage['total_tokens']:,} tokens ({usage['prompt_tokens']:,} in / {usage['completion_tokens']:,} out)"
-    return text + (f" · ${usage['cost']:.4f}" if usage.get("cost") is not None else "")
-
-
 def cmd_runs(args: argparse.Namespace) -> int:
     from sessions.config import load_config
     from sessions.usage import run_usage
@@ -340,7 +340,7 @@ def _print_report(store: RunStore, against: Sequence[RunStore] = ()) -> None:
     head.add_row("items", safe_text(f"{summary['n']} ({counts})"))
     head.add_row("accuracy", f"{100 * summary['accuracy']:.2f}%")
     if summary["usage"]["total_tokens"]:
-        head.add_row("usage", safe_text(usage_text(summary["usage"])))
+        head.add_row("usage", safe_text(usage_of(summary)))
     out.print(Panel(head, title="report", title_align="left"))
     for renderable in render_report_tables(report):
         out.print(renderable)

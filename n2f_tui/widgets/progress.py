@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from n2f_tui.render import safe_text
-from n2f_tui.widgets.style import STATUS_STYLE, duration, number, pct, rate, run_label, settings_line
+from n2f_tui.widgets.style import STATUS_STYLE, duration, number, pct, rate, run_label, settings_line, usage_line
 
 BAR = 24
 
@@ -45,11 +45,7 @@ def progress_text(meta: dict[str, Any], counts: dict[str, int], total: int, stat
         if counts.get(key):
             text.append(f"  {key} {counts[key]}", style=STATUS_STYLE[key])
     if usage is not None and usage.total_tokens:
-        text.append(f"  tokens {usage.total_tokens:,} ({usage.prompt_tokens:,} in / {usage.completion_tokens:,} out)",
-                    style="dim")
-        cost = usage.cost(price)
-        if cost is not None:
-            text.append(f"  ${cost:.4f}", style="dim")
+        text.append("  " + usage_line(usage.prompt_tokens, usage.completion_tokens, usage.cost(price)), style="dim")
     judged = sum(counts.get(k, 0) for k in ("correct", "wrong", "unparseable"))
     text.append("\n")
     text.append(f"accuracy {pct(counts.get('correct', 0) / judged if judged else None)}", style="bold")
