@@ -20,6 +20,9 @@ Behaviours (strings, ``NAME`` or ``NAME:ARG``):
 ``null_content``  200 with ``choices[0].message.content = null``
 ``empty``         200 with an empty-string answer
 ``close``         close the connection without answering
+(over capacity)   with ``stub.capacity = N``, a request arriving while N are in flight gets
+                  429 with ``Retry-After: stub.capacity_retry_after`` (recorded with the
+                  behaviour ``over capacity``; the queue is not consumed)
 ``drip:S``        as ``ok``, and when streamed, S seconds between the pieces
 ``broken_stream[:N]``
                   streamed: N pieces (default 2), then the connection drops in the middle
@@ -82,6 +85,11 @@ class StubServer:
         self.requests: list[dict[str, Any]] = []
         self.in_flight = 0
         self.max_in_flight = 0
+        # A server's capacity: a request arriving while ``capacity`` are in flight gets a 429
+        # with ``Retry-After: capacity_retry_after`` instead of its behaviour (None: no limit).
+        self.capacity: int | None = None
+        self.capacity_retry_after = "1"
+        self.refused = 0
         self.stopping = threading.Event()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -141,10 +149,15 @@ class StubServer:
         with self._lock:
             return self._queue.popleft() if self._queue else "ok"
 
-    def _enter(self) -> None:
+    def _enter(self) -> bool:
+        """Count a request in; False (and not counted) when the server is at capacity."""
         with self._lock:
+            if self.capacity is not None and self.in_flight >= self.capacity:
+                self.refused += 1
+                return False
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            return True
 
     def _leave(self) -> None:
         with self._lock:
@@ -267,22 +280,25 @@ class _Handler(BaseHTTPRequestHandler):
             return
         messages = body.get("messages") or []
         model = body.get("model", "")
-        behaviour = state._next_behaviour()
+        admitted = state._enter()
+        behaviour = state._next_behaviour() if admitted else "over capacity"
         self.record = {
-                    "path": parts.path,
-                    "query": parts.query,
-                    "url": self.path,
-                    "model": model,
-                    "messages": messages,
-                    "params": {k: v for k, v in body.items() if k not in ("messages", "model")},
-                    "behaviour": behaviour,
-                    "headers": {k.lower(): v for k, v in self.headers.items()},
-                    "time": time.monotonic(),
-                    "usage": None,
-                }
+            "path": parts.path,
+            "query": parts.query,
+            "url": self.path,
+            "model": model,
+            "messages": messages,
+            "params": {k: v for k, v in body.items() if k not in ("messages", "model")},
+            "behaviour": behaviour,
+            "headers": {k.lower(): v for k, v in self.headers.items()},
+            "time": time.monotonic(),
+            "usage": None,
+        }
         with state._lock:
             state.requests.append(self.record)
-        state._enter()
+        if not admitted:
+            self._error(429, "over capacity (stub)", {"Retry-After": state.capacity_retry_after})
+            return
         try:
             if body.get("stream"):
                 self._act_streamed(behaviour, messages, model, bool((body.get("stream_options") or {}).get("include_usage")))

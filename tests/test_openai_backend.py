@@ -451,3 +451,32 @@ async def test_api_key_never_written_or_described(stub, tmp_path, monkeypatch):
     assert files  # the cache wrote something
     for path in files:
         assert SECRET.encode() not in path.read_bytes(), path  # ...but is in no file
+
+
+async def test_a_server_over_capacity_leaves_errors_for_resume_never_wrong_answers(stub):
+    """-j far above what the server takes: the SDK retries each 429 as asked, calls that run out of
+    retries end in status error, and a resume at a lower -j finishes the run."""
+    stub.reply = lambda messages: "view_1 := f0 (all, attr_1, 2); result := view_1;"
+    stub.push(*["slow:0.1"] * 64)
+    stub.capacity, stub.capacity_retry_after = 2, "0.1"
+    config = Config(openai_max_retries=1)
+    prepared = await prepare_run("dedc", model=f"openai:stub-model@{stub.base_url}", limit=16, concurrency=16,
+                                 name="crowded", config=config)
+    try:
+        progress = await prepared.runner.run()
+    finally:
+        prepared.store.close()
+        await prepared.backend.aclose()
+    assert stub.refused > 0 and progress.errors > 0
+    records = RunStore.open("crowded").results()
+    errors = [r for r in records.values() if r["status"] == "error"]
+    assert all(r["error"].startswith("gave up after 2 attempts: HTTP 429: over capacity (stub)") for r in errors)
+    assert all(r["status"] in ("correct", "wrong", "error") for r in records.values())
+    resumed = await prepare_resume("crowded", concurrency=2, config=config)
+    try:
+        progress = await resumed.runner.run()
+    finally:
+        resumed.store.close()
+        await resumed.backend.aclose()
+    assert progress.errors == 0 and progress.done == len(errors)
+    assert RunStore.open("crowded").meta["status"] == "finished"
