@@ -345,7 +345,9 @@ def test_remote_url_without_key_is_bad_input():
     with pytest.raises(InputError, match="no API key"):
         OpenAIBackend(ModelSpec("openai", "m", "https://example.com/v1"))
     with pytest.raises(InputError, match=r"^no API key: set AZURE_OPENAI_API_KEY"):
-        OpenAIBackend(ModelSpec("openai", "m"), azure=AzureTarget("https://me.openai.azure.com"))
+        OpenAIBackend(ModelSpec("openai", "m"), azure=AzureTarget("https://me.openai.azure.com", api_version="2024-10-21"))
+    with pytest.raises(InputError, match=r"^Azure OpenAI needs an API version"):
+        OpenAIBackend(ModelSpec("openai", "m"), api_key="k", azure=AzureTarget("https://me.openai.azure.com"))
     OpenAIBackend(ModelSpec("openai", "m", "http://localhost:11434/v1"))  # local: placeholder key
 
 
