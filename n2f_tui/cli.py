@@ -111,6 +111,8 @@ def build_parser() -> Parser:
     p.add_argument("--seed", type=int, default=api.DEFAULT_SEED)
     p.add_argument("--engine", dest="engines", action="extend", nargs="+", default=[], metavar="NAME",
                    help="only these engines (default: all)")
+    p.add_argument("-s", "--set", dest="settings", action="append", default=[], metavar="K=V",
+                   help="a setting for every engine that has it (e.g. max_tokens=256)")
     p.add_argument("--json", action="store_true", help="print the rows as JSON")
 
     p = sub.add_parser("rescore", help="re-score stored outputs with the current scorer (no model calls)")
@@ -436,7 +438,8 @@ def cmd_smoke(args: argparse.Namespace) -> int:
     from sessions.smoke import run_smoke
 
     config = load_config()
-    group, rows = asyncio.run(run_smoke(args.model or config.default_model, args.limit, args.seed, args.engines, config))
+    group, rows = asyncio.run(run_smoke(args.model or config.default_model, args.limit, args.seed, args.engines, config,
+                                        args.settings))
     if args.json:
         print(json.dumps({"group": group, "runs": [r.to_json() for r in rows]}, ensure_ascii=False))
     else:

@@ -5,6 +5,10 @@ fast, at what cost. Each engine gets a run with its default settings and ``n`` i
 drawn with the seed from its items (not the first ``n``, which may all share one depth
 or split); the runs share a group id recorded in their metadata and are named
 ``GROUP-ENGINE`` so that the inspector lists them together and each opens as any run.
+
+``-s KEY=VALUE`` settings go to every engine that has the key and are skipped by the
+others: ``-s max_tokens=256`` caps every reply, which a small local model needs (robogrid
+and rgp default to the papers' 8192 tokens, and a 270M model writes until the cap).
 """
 
 from __future__ import annotations
@@ -13,7 +17,8 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any, Sequence
 
-from engines import engine_names
+from engines import engine_names, get_engine
+from engines.core import settings_fields
 from sessions import api
 from sessions.config import Config, load_config
 from sessions.errors import InputError
@@ -59,8 +64,21 @@ def headline(summary: dict[str, Any], main_score: str) -> tuple[str, float | Non
     return "accuracy", summary.get("accuracy")
 
 
-async def smoke_engine(engine: str, model: str, n: int, seed: int, group: str, config: Config) -> SmokeRow:
-    prepared = await api.prepare_run(engine, (), model=model, seed=seed, sample=n, concurrency=config.concurrency,
+def settings_for(engine: str, pairs: Sequence[str]) -> list[str]:
+    """The ``KEY=VALUE`` pairs whose key is one of the engine's settings; an unknown key everywhere is bad input."""
+    known = {f.name for f in settings_fields(get_engine(engine).settings_type)}
+    return [pair for pair in pairs if pair.partition("=")[0].strip() in known]
+
+
+def check_settings(engines: Sequence[str], pairs: Sequence[str]) -> None:
+    for pair in pairs:
+        if not any(settings_for(engine, [pair]) for engine in engines):
+            raise InputError(f"setting {pair!r}: no engine of the smoke run has {pair.partition('=')[0].strip()!r}")
+
+
+async def smoke_engine(engine: str, model: str, n: int, seed: int, group: str, config: Config,
+                       settings: Sequence[str] = ()) -> SmokeRow:
+    prepared = await api.prepare_run(engine, settings_for(engine, settings), model=model, seed=seed, sample=n, concurrency=config.concurrency,
                                      name=f"{group}-{engine}", config=config, group=group)
     started = time.perf_counter()
     try:
@@ -79,11 +97,15 @@ async def smoke_engine(engine: str, model: str, n: int, seed: int, group: str, c
 
 
 async def run_smoke(model: str, n: int = 10, seed: int = api.DEFAULT_SEED, engines: Sequence[str] = (),
-                    config: Config | None = None) -> tuple[str, list[SmokeRow]]:
+                    config: Config | None = None, settings: Sequence[str] = ()) -> tuple[str, list[SmokeRow]]:
     """Every engine (or those named), one after the other, into one new group."""
     config = config or load_config()
     if n < 1:
         raise InputError("-n must be at least 1")
+    chosen = list(engines or engine_names())
+    for engine in chosen:
+        get_engine(engine)  # an unknown engine fails before any run exists
+    check_settings(chosen, settings)
     group = new_group()
-    rows = [await smoke_engine(engine, model, n, seed, group, config) for engine in (engines or engine_names())]
+    rows = [await smoke_engine(engine, model, n, seed, group, config, settings) for engine in chosen]
     return group, rows

@@ -112,3 +112,14 @@ def test_smoke_draws_a_seeded_sample_not_the_first_items():
     assert ids == [i for i in first if i in ids]  # in the dataset's order
     again = json.loads(n2f("smoke", "-m", "sim", "-n", "4", "--engine", "dedc", "--json").stdout)
     assert [item.id for item in RunStore.open(again["runs"][0]["run"]).items()] == ids  # same seed, same sample
+
+
+def test_smoke_settings_go_to_the_engines_that_have_them():
+    smoke = json.loads(n2f("smoke", "-m", "sim", "-n", "2", "--engine", "dedc", "logic", "-s", "max_tokens=64",
+                           "-s", "names=cross", "--json").stdout)
+    dedc, logic = (RunStore.open(r["run"]).meta["settings"] for r in smoke["runs"])
+    assert dedc["max_tokens"] == 64 and dedc["names"] == "cross"
+    assert logic["max_tokens"] == 64 and "names" not in logic
+    result = n2f("smoke", "-m", "sim", "-n", "2", "-s", "colour=red", check=False)
+    assert_clear_error(result, 2, "colour")
+    assert len(json.loads(n2f("runs", "--json").stdout)) == 2  # the bad one created nothing
