@@ -18,6 +18,7 @@ from rich.table import Table
 from engines import engine_names, get_engine
 from engines.core import EngineError, Item
 from n2f_tui.render import render_paper, render_papers_listing, render_report_tables, render_view, safe_text, status_text
+from n2f_tui.widgets.style import usage_line
 from sessions import api
 from sessions.errors import InputError, N2FError, RuntimeFailure
 from sessions.export import export_records, to_csv, to_jsonl
@@ -44,6 +45,13 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see {self.prog} --help)")
 
 
+def budget_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--max-tokens", type=int, default=None, metavar="N",
+                   help="stop taking new items once the run has used N tokens (resumable)")
+    p.add_argument("--max-cost", type=float, default=None, metavar="USD",
+                   help="stop taking new items once the run has cost USD (needs the model's [prices] in the config)")
+
+
 def build_parser() -> Parser:
     parser = Parser(prog="n2f", description="Inspect natural-to-formal benchmarks: run, score, report.")
     sub = parser.add_subparsers(dest="command", parser_class=Parser)
@@ -61,6 +69,7 @@ def build_parser() -> Parser:
     p.add_argument("--name", default="", help="a name to refer to the run by")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    budget_options(p)
 
     p = sub.add_parser("items", help="print the items as JSON lines")
     engine_options(p)
@@ -99,6 +108,17 @@ def build_parser() -> Parser:
     p.add_argument("-j", "--concurrency", type=int, default=None)
     p.add_argument("--json", action="store_true")
     p.add_argument("-q", "--quiet", action="store_true")
+    budget_options(p)
+
+    p = sub.add_parser("smoke", help="a small seeded sample of every engine through one model, one table")
+    p.add_argument("-m", "--model", default=None, help="the model to check (as for run)")
+    p.add_argument("-n", "--limit", type=int, default=10, help="items per engine (default 10)")
+    p.add_argument("--seed", type=int, default=api.DEFAULT_SEED)
+    p.add_argument("--engine", dest="engines", action="extend", nargs="+", default=[], metavar="NAME",
+                   help="only these engines (default: all)")
+    p.add_argument("-s", "--set", dest="settings", action="append", default=[], metavar="K=V",
+                   help="a setting for every engine that has it (e.g. max_tokens=256)")
+    p.add_argument("--json", action="store_true", help="print the rows as JSON")
 
     p = sub.add_parser("rescore", help="re-score stored outputs with the current scorer (no model calls)")
     p.add_argument("run")
@@ -108,6 +128,10 @@ def build_parser() -> Parser:
                    help=f"only these engines (default: all of {', '.join(engine_names())})")
     p.add_argument("-n", "--limit", type=int, default=None, help="at most N items per engine")
     p.add_argument("--no-concurrency", dest="concurrency", action="store_false", help="skip the concurrency check")
+    p.add_argument("--latency", type=float, action="append", default=None, metavar="S",
+                   help="the stub's answer time in seconds (repeatable; default 0.2 and 2)")
+    p.add_argument("--transport", choices=("aiohttp", "httpx"), action="append", default=None,
+                   help="the SDK's HTTP transport to measure (repeatable; default both)")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
 
     p = sub.add_parser("tui", help="the inspector (what bare `n2f` opens), optionally on one run")
@@ -163,6 +187,11 @@ async def _drive(prepared: api.PreparedRun, quiet: bool) -> Any:
         await prepared.backend.aclose()
 
 
+def usage_of(summary: dict[str, Any]) -> str:
+    usage = summary["usage"]
+    return usage_line(usage["prompt_tokens"], usage["completion_tokens"], usage["cost"])
+
+
 def _finish_run(prepared: api.PreparedRun, progress: Any, as_json: bool) -> int:
     store = RunStore.open(prepared.store.id)
     report, summary = api.build_report(store)
@@ -176,6 +205,8 @@ def _finish_run(prepared: api.PreparedRun, progress: Any, as_json: bool) -> int:
     if progress.cancelled:
         err.print(f"stopped; `n2f resume {store.label}` finishes it")
         return 130
+    if progress.budget_reached and store.pending_indices():
+        err.print(f"stopped at the budget ({usage_of(summary)}); `n2f resume {store.label}` finishes it")
     if progress.errors:
         raise RuntimeFailure(
             f"{progress.errors} item(s) ended in status error (infrastructure); `n2f resume {store.label}` retries them"
@@ -198,6 +229,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             concurrency=args.concurrency or config.concurrency,
             name=args.name,
             config=config,
+            max_tokens=args.max_tokens,
+            max_cost=args.max_cost,
         )
         return prepared, await _drive(prepared, args.quiet)
 
@@ -207,7 +240,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_resume(args: argparse.Namespace) -> int:
     async def main() -> tuple[api.PreparedRun, Any]:
-        prepared = await api.prepare_resume(args.run, concurrency=args.concurrency)
+        prepared = await api.prepare_resume(args.run, concurrency=args.concurrency, max_tokens=args.max_tokens,
+                                            max_cost=args.max_cost)
         return prepared, await _drive(prepared, args.quiet)
 
     prepared, progress = asyncio.run(main())
@@ -264,15 +298,20 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
+    from sessions.config import load_config
+
+    config = load_config()
     metas = list_run_meta()
     rows = []
     for meta in metas:
-        summary = RunStore(Path(meta["_folder"])).summary()
+        store = RunStore(Path(meta["_folder"]))
+        summary = store.summary()
         rows.append({
             "id": meta["id"], "name": meta.get("name", ""), "engine": meta["engine"], "model": meta.get("model", ""),
             "settings": meta.get("settings", {}), "done": summary["done"] + summary["errors"],
             "total": meta.get("total", 0), "accuracy": summary["accuracy"], "status": meta.get("status", ""),
-            "created": meta.get("created", ""),
+            "created": meta.get("created", ""), "group": meta.get("group", ""),
+            "usage": summary["usage"].to_json(api.price_of(store, config)),
         })
     if args.json:
         print(json.dumps(rows, ensure_ascii=False))
@@ -281,12 +320,15 @@ def cmd_runs(args: argparse.Namespace) -> int:
         err.print("no runs yet; start one with `n2f run dedc`")
         return 0
     table = Table(title="runs")
-    for column in ("id", "name", "engine", "model", "done", "accuracy", "status", "created"):
-        table.add_column(column)
+    for column in ("id", "name", "engine", "model", "done", "accuracy", "tokens", "cost", "status", "created"):
+        table.add_column(column, justify="right" if column in ("tokens", "cost") else "left")
     for r in rows:
         acc = "-" if r["accuracy"] is None else f"{100 * r['accuracy']:.2f}%"
+        usage = r["usage"]
+        tokens = f"{usage['total_tokens']:,}" if usage["total_tokens"] else "-"
+        cost = "-" if usage["cost"] is None else f"${usage['cost']:.4f}"
         table.add_row(*(safe_text(v) for v in (r["id"], r["name"], r["engine"], r["model"],
-                                               f"{r['done']}/{r['total']}", acc, r["status"], r["created"])))
+                                               f"{r['done']}/{r['total']}", acc, tokens, cost, r["status"], r["created"])))
     out.print(table)
     return 0
 
@@ -300,6 +342,8 @@ def _print_report(report: Any, summary: dict[str, Any]) -> None:
     head.add_row("settings", safe_text(" ".join(f"{k}={v}" for k, v in summary["settings"].items())))
     head.add_row("items", safe_text(f"{summary['n']} ({counts})"))
     head.add_row("accuracy", f"{100 * summary['accuracy']:.2f}%")
+    if summary["usage"]["total_tokens"]:
+        head.add_row("usage", safe_text(usage_of(summary)))
     out.print(Panel(head, title="report", title_align="left"))
     for renderable in render_report_tables(report):
         out.print(renderable)
@@ -382,20 +426,45 @@ def _engine_table(report: Any) -> Table:
 
 
 def _concurrency_table(report: Any) -> Table:
-    table = Table(title=f"concurrency: openai backend against a loopback stub answering in {report.latency_s * 1000:.0f} ms",
+    table = Table(title="concurrency: openai backend (SDK transport) against a loopback stub answering after a latency",
                   caption="efficiency = calls/s / (j / latency)")
-    for column in ("-j", "items", "seconds", "calls/s", "ideal/s", "efficiency"):
-        table.add_column(column, justify="right")
+    for column in ("transport", "latency", "-j", "items", "seconds", "calls/s", "ideal/s", "efficiency"):
+        table.add_column(column, justify="left" if column == "transport" else "right")
     for c in report.concurrency:
-        table.add_row(str(c.concurrency), str(c.items), f"{c.seconds:.2f}", f"{c.calls_per_s:.1f}",
-                      f"{c.ideal_per_s:.0f}", f"{100 * c.efficiency:.1f}%")
+        table.add_row(c.transport, f"{c.latency_s * 1000:.0f} ms", str(c.concurrency), str(c.items), f"{c.seconds:.2f}",
+                      f"{c.calls_per_s:.1f}", f"{c.ideal_per_s:.0f}", f"{100 * c.efficiency:.1f}%")
     return table
+
+
+def cmd_smoke(args: argparse.Namespace) -> int:
+    from sessions.config import load_config
+    from sessions.smoke import run_smoke
+
+    config = load_config()
+    group, rows = asyncio.run(run_smoke(args.model or config.default_model, args.limit, args.seed, args.engines, config,
+                                        args.settings))
+    if args.json:
+        print(json.dumps({"group": group, "runs": [r.to_json() for r in rows]}, ensure_ascii=False))
+    else:
+        table = Table(title=f"smoke {group}: {args.model or config.default_model}, {args.limit} items per engine",
+                      caption=f"runs {group}-ENGINE: `n2f tui {group}-{rows[0].engine if rows else 'dedc'}` opens one")
+        for column in ("engine", "items", "metric", "value", "errors", "tokens", "cost", "wall s"):
+            table.add_column(column, justify="left" if column in ("engine", "metric") else "right")
+        for r in rows:
+            table.add_row(*(safe_text(v) for v in (
+                r.engine, str(r.items), r.metric, "-" if r.value is None else f"{r.value:.3f}", str(r.errors),
+                f"{r.tokens:,}" if r.tokens else "-", "-" if r.cost is None else f"${r.cost:.4f}", f"{r.seconds:.2f}")))
+        out.print(table)
+    errors = sum(r.errors for r in rows)
+    if errors:
+        raise RuntimeFailure(f"{errors} item(s) ended in status error (infrastructure); `n2f resume RUN` retries them")
+    return 0
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
     from sessions.bench import run_bench
 
-    report = run_bench(args.engines, args.limit, args.concurrency)
+    report = run_bench(args.engines, args.limit, args.concurrency, latencies=args.latency, transports=args.transport)
     if args.json:
         print(json.dumps(report.to_json(), ensure_ascii=False))
         return 0
@@ -419,7 +488,7 @@ def cmd_papers(args: argparse.Namespace) -> int:
 COMMANDS = {
     "papers": cmd_papers, "run": cmd_run, "items": cmd_items, "score": cmd_score, "runs": cmd_runs, "report": cmd_report,
     "show": cmd_show, "export": cmd_export, "resume": cmd_resume, "rescore": cmd_rescore, "bench": cmd_bench,
-    "tui": cmd_tui,
+    "smoke": cmd_smoke, "tui": cmd_tui,
 }
 
 

@@ -7,6 +7,9 @@ A backend that answers without awaiting anything (the simulator at zero latency,
 oracle, replay) would let the runner's workers run item after item without giving the
 event loop back, freezing the keyboard; ``Cooperative`` wraps the backend so every
 call ends with ``await asyncio.sleep(0)``, a turn for the UI.
+
+Real models (``openai:``, ``local``) stream inside the app: the runner keeps a
+``LiveReply`` per item in flight, which the run screen shows for the item in focus.
 """
 
 from __future__ import annotations
@@ -16,6 +19,9 @@ from typing import Any, Callable
 
 from sessions import api
 from sessions.backends.base import Backend, CallRequest, Completion
+
+
+STREAMING_KINDS = ("openai", "local")  # backends whose replies take long enough to be worth watching
 
 
 class Cooperative(Backend):
@@ -55,6 +61,7 @@ class RunJob:
         self.store = prepared.store
         self.runner = prepared.runner
         self.runner.backend = Cooperative(prepared.backend, pause_for)
+        self.runner.stream = prepared.backend.spec.kind in STREAMING_KINDS
         self.fresh: dict[int, dict[str, Any]] = {}
         self.runner.subscribe(self._collect)
         self.on_done = on_done

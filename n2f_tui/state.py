@@ -16,6 +16,7 @@ from sessions import api
 from sessions.annotations import AnnotationLog, ItemMarks
 from sessions.results_log import summary_of
 from sessions.store import RunStore
+from sessions.usage import Usage, run_usage
 
 WRONG = ("wrong", "unparseable", "error")
 STATUS_RANK = {"error": 0, "unparseable": 1, "wrong": 2, "correct": 3, "pending": 4}
@@ -78,6 +79,7 @@ class RunState:
         self.items = RunItems(store)
         self.ids: list[str] = store.item_ids()
         self.records: dict[int, dict[str, Any]] = store.summaries()
+        self.usage: Usage = run_usage(self.records.values())  # tokens over the records, kept up to date
         self.annotations: AnnotationLog = store.annotations()
         self.marks: dict[str, ItemMarks] = self.annotations.marks()
         self._positions: dict[str, int] | None = None
@@ -149,6 +151,9 @@ class RunState:
         """Take newly finished records (from the runner) into the state."""
         if not fresh:
             return
+        for index, record in fresh.items():
+            self.usage.add_record(self.records.get(index), -1)
+            self.usage.add_record(record)
         self.records.update((i, summary_of(r)) for i, r in fresh.items())
         for index in fresh:
             self.versions[index] = self.versions.get(index, 0) + 1
@@ -160,6 +165,7 @@ class RunState:
             self.store = store
             self.items = RunItems(store)
         self.records = self.store.summaries()
+        self.usage = run_usage(self.records.values())
         self.versions = {i: self.versions.get(i, 0) + 1 for i in range(self.total)}
         self._haystack.clear()
 

@@ -73,17 +73,17 @@ def agreement(store: RunStore) -> tuple[list[TagAgreement], int]:
     taxonomy = {t.code: t.label for t in engine.taxonomy()}
     seen: dict[str, str] = {}  # every code on a reviewed item -> its label
     pairs: list[tuple[str, set[str], set[str]]] = []  # (item id, auto, final) in run order
-    for index, item in enumerate(store.items()):
+    for index, item_id in enumerate(store.item_ids()):
         record = results.get(index)
-        if item.id not in touched or record is None or record.get("status") == "error":
+        if item_id not in touched or record is None or record.get("status") == "error":
             continue
         auto = {t["code"] for t in record.get("tags", [])}
-        state = effective[item.id]
+        state = effective[item_id]
         for t in record.get("tags", []):
             seen.setdefault(t["code"], t.get("label") or t["code"])
         for code, label in state["added"].items():
             seen.setdefault(code, label)
-        pairs.append((item.id, auto, (auto - state["removed"]) | set(state["added"])))
+        pairs.append((item_id, auto, (auto - state["removed"]) | set(state["added"])))
 
     labels = {**taxonomy, **{code: seen[code] for code in sorted(set(seen) - set(taxonomy))}}
     rows = []

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import platform
+import random
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Any, Mapping, Sequence
@@ -24,13 +25,14 @@ from engines.core import (
     settings_from_json,
     settings_to_json,
 )
-from sessions.backends.base import Backend, BackendError
+from sessions.backends.base import Backend, BackendError, ModelSpec
 from sessions.config import Config, load_config
 from sessions.errors import InputError, RuntimeFailure
 from sessions.models import make_backend, parse_model_spec
 from sessions.runner import Runner
 from sessions.store import RunStore
 from sessions.tools import preflight_tools, run_tool, tools_meta
+from sessions.usage import Budget, run_usage
 
 DEFAULT_SEED = 0
 
@@ -66,6 +68,14 @@ async def run_tool_steps(engine: Engine, item: Item, settings: Any, outputs: Seq
     return done
 
 
+def seeded_sample(items: Sequence[Item], n: int, seed: int) -> list[Item]:
+    """``n`` items drawn with ``seed``, in their original order (all of them when there are fewer)."""
+    if n >= len(items):
+        return list(items)
+    chosen = sorted(random.Random(seed).sample(range(len(items)), n))
+    return [items[i] for i in chosen]
+
+
 def response_cache(spec_kind: str):
     """Only real models are worth caching: simulated replies are cheaper than a lookup."""
     if spec_kind != "openai":
@@ -79,7 +89,8 @@ def response_cache(spec_kind: str):
 
 def package_versions() -> dict[str, str]:
     versions = {"python": platform.python_version()}
-    for package in ("n2f-tui", "aiohttp", "lark", "z3-solver", "pyoxigraph", "textual", "llama-cpp-python"):
+    for package in ("n2f-tui", "openai", "httpx2", "aiohttp", "lark", "z3-solver", "pyoxigraph", "textual",
+                    "llama-cpp-python"):
         try:
             versions[package] = metadata.version(package)
         except metadata.PackageNotFoundError:
@@ -96,6 +107,27 @@ def reproduction_meta(engine: Engine, settings: Any, templates: Mapping[str, str
     }
 
 
+def make_budget(config: Config, spec: ModelSpec, max_tokens: int | None = None,
+                max_cost: float | None = None) -> Budget:
+    """The budget a run stops at; a cost limit needs the model's price in the config."""
+    if max_tokens is not None and max_tokens < 1:
+        raise InputError("--max-tokens must be at least 1")
+    if max_cost is not None and max_cost <= 0:
+        raise InputError("--max-cost must be positive")
+    price = config.price_for(spec.text, spec.name)
+    if max_cost is not None and price is None:
+        raise InputError(f"--max-cost needs a price for {spec.text}: add [prices.\"{spec.name or spec.text}\"] "
+                         "input = ..., output = ... (US$ per million tokens) to the config file")
+    return Budget(max_tokens=max_tokens, max_cost=max_cost, price=price)
+
+
+def price_of(store: RunStore, config: Config | None = None) -> Any:
+    """The config's price for a run's model, or None."""
+    config = config or load_config()
+    spec = parse_model_spec(store.meta.get("model", "sim"))
+    return config.price_for(spec.text, spec.name)
+
+
 async def prepare_run(
     engine_name: str,
     setting_pairs: Sequence[str] | Mapping[str, str] = (),
@@ -106,17 +138,29 @@ async def prepare_run(
     name: str = "",
     templates: Mapping[str, str] | None = None,
     config: Config | None = None,
+    max_tokens: int | None = None,
+    max_cost: float | None = None,
+    group: str = "",
+    sample: int | None = None,
 ) -> PreparedRun:
-    """Validate everything, then create the run on disk; nothing is written on bad input."""
+    """Validate everything, then create the run on disk; nothing is written on bad input.
+
+    ``limit`` keeps the first items, ``sample`` draws that many with the seed; ``group``
+    marks runs made together (``n2f smoke``).
+    """
     config = config or load_config()
     engine, settings, items = build_items(engine_name, setting_pairs, seed)
+    for count, what in ((limit, "--limit"), (sample, "-n")):
+        if count is not None and count < 1:
+            raise InputError(f"{what} must be at least 1")
     if limit is not None:
-        if limit < 1:
-            raise InputError("--limit must be at least 1")
         items = itertools.islice(items, limit)  # lazy: a generated engine builds only what is stored
+    if sample is not None:
+        items = seeded_sample(items if limit is None else list(items), sample, seed)
     if concurrency < 1:
         raise InputError("-j must be at least 1")
     spec = parse_model_spec(model)
+    budget = make_budget(config, spec, max_tokens, max_cost)
     backend = make_backend(spec, engine, seed, config, cache=response_cache(spec.kind))
     await backend.preflight()
     await preflight_tools(engine.tools, settings)
@@ -131,10 +175,11 @@ async def prepare_run(
         templates=chosen,
         concurrency=concurrency,
         name=name,
-        extra={"versions": package_versions(), **reproduction_meta(engine, settings, chosen), **tools_meta(engine.tools)},
+        extra={"versions": package_versions(), **reproduction_meta(engine, settings, chosen), **tools_meta(engine.tools),
+               **({"group": group} if group else {})},
     )
     store.acquire()
-    runner = Runner(store, engine, settings, backend, concurrency=concurrency, templates=chosen)
+    runner = Runner(store, engine, settings, backend, concurrency=concurrency, templates=chosen, budget=budget)
     return PreparedRun(store=store, runner=runner, engine=engine, backend=backend)
 
 
@@ -143,14 +188,19 @@ def run_settings(store: RunStore) -> tuple[Engine, Any]:
     return engine, settings_from_json(engine.settings_type, store.meta.get("settings", {}))
 
 
-async def prepare_resume(ref: str, concurrency: int | None = None, config: Config | None = None) -> PreparedRun:
-    """Reopen a run with the model it was started with; pending items are re-run."""
+async def prepare_resume(ref: str, concurrency: int | None = None, config: Config | None = None,
+                         max_tokens: int | None = None, max_cost: float | None = None) -> PreparedRun:
+    """Reopen a run with the model it was started with; pending items are re-run.
+
+    A budget given here limits the run's total usage, results already stored included;
+    without one the run goes on to its end (a run stopped at its budget is finished so)."""
     config = config or load_config()
     store = RunStore.open(ref)
     store.acquire()
     try:
         engine, settings = run_settings(store)
         spec = parse_model_spec(store.meta["model"])
+        budget = make_budget(config, spec, max_tokens, max_cost)
         backend = make_backend(spec, engine, int(store.meta.get("seed", DEFAULT_SEED)), config, cache=response_cache(spec.kind))
         await backend.preflight()
         await preflight_tools(engine.tools, settings)
@@ -164,6 +214,7 @@ async def prepare_resume(ref: str, concurrency: int | None = None, config: Confi
         backend,
         concurrency=concurrency or int(store.meta.get("concurrency", 8)),
         templates=store.meta.get("templates"),
+        budget=budget,
     )
     return PreparedRun(store=store, runner=runner, engine=engine, backend=backend)
 
@@ -281,6 +332,7 @@ def build_report(store: RunStore, against: Sequence[RunStore] = ()) -> tuple[Any
             raise InputError(f"run {other.label} is a {other.meta['engine']} run; cannot report it against {engine.name}")
         others.append(load_results(other))
     report = engine.report(run, others)
+    usage = run_usage(store.summaries().values()).to_json(price_of(store))
     counts = status_counts(run.results)
     counts["pending"] = int(store.meta.get("total", len(run.results))) - len(run.results)
     summary = {
@@ -296,6 +348,7 @@ def build_report(store: RunStore, against: Sequence[RunStore] = ()) -> tuple[Any
         "accuracy": accuracy(run.results),
         "tags": tag_counts(run.results),
         "metrics": report.metrics,
+        "usage": usage,
         "against": [o.label for o in against],
         **{k: v for k, v in report.to_json().items() if k != "metrics"},
         "paper": paper_block(engine.name, run, report.metrics),

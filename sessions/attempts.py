@@ -36,6 +36,7 @@ from sessions.models import make_backend, parse_model_spec
 from sessions.runner import run_steps
 from sessions.files import atomic_write_text, now_iso
 from sessions.store import RunStore
+from sessions.streaming import LiveReply
 
 ATTEMPTS_FILE = "attempts.json"
 ATTEMPTS_TABLE = "attempts"
@@ -89,7 +90,8 @@ def _save_attempt(store: RunStore, attempt: Mapping[str, Any]) -> None:
 
 
 async def rerun_item(
-    store: RunStore, index: int, templates: Mapping[str, str], backend: Backend | None = None
+    store: RunStore, index: int, templates: Mapping[str, str], backend: Backend | None = None,
+    live: LiveReply | None = None,
 ) -> dict[str, Any]:
     """Run item ``index`` again with ``templates`` over the run's own; store and return the attempt.
 
@@ -98,7 +100,7 @@ async def rerun_item(
     ``CallRequest.attempt`` (the run's attempt for the item plus the attempt id), so the
     cache never answers a re-run with an earlier reply. A BackendError ends the attempt
     in status ``error``; an unknown placeholder raises ``engines.core.SettingsError``
-    before anything is stored.
+    before anything is stored. With ``live`` the reply streams into it as it is generated.
     """
     engine, settings = run_settings(store)
     if not 0 <= index < store.total:
@@ -116,7 +118,7 @@ async def rerun_item(
             spec = parse_model_spec(store.meta["model"])
             cache = response_cache(spec.kind)
             backend = make_backend(spec, engine, int(store.meta.get("seed", DEFAULT_SEED)), load_config(), cache=cache)
-        trace = await run_steps(engine, item, settings, backend, chosen, request_attempt)
+        trace = await run_steps(engine, item, settings, backend, chosen, request_attempt, live)
     finally:
         if own_backend and backend is not None:
             await backend.aclose()

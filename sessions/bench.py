@@ -7,10 +7,11 @@ Two measurements, no printing (the CLI presents them):
   zero latency, parse, score, store), so the figure is the overhead a user pays on top
   of the model. Every run goes into a scratch ``N2F_HOME`` that is deleted afterwards:
   benchmarking must never leave runs in a person's store.
-- Concurrency: dedc items through the real OpenAI backend against a loopback stub that
-  answers after a fixed latency. With ``j`` items in flight the ideal is ``j / latency``
-  calls per second; the efficiency says how much of that our own scheduling, client and
-  store keep.
+- Concurrency: dedc items through the real OpenAI backend (the ``openai`` SDK, on each
+  of its transports) against a loopback stub that answers after a fixed latency (200 ms,
+  a fast server; 2 s, a typical real reply). With ``j`` items in flight the ideal is
+  ``j / latency`` calls per second; the efficiency says how much of that our own
+  scheduling, client and store keep.
 """
 
 from __future__ import annotations
@@ -53,12 +54,25 @@ FIGURES_NOTE = (
 )
 
 STUB_MODEL = "bench"
-# A placeholder key, so that a real OPENAI_API_KEY in the environment is never sent, even to loopback.
-STUB_CONFIG = Config(openai_api_key="not-needed")
-DEFAULT_LATENCY = 0.2
-# (concurrency, items): ten latency rounds at -j 64 so that opening 64 connections at the
-# start weighs on the figure no more than it does on a real run of that size.
-DEFAULT_PLAN: tuple[tuple[int, int], ...] = ((1, 10), (8, 40), (64, 640))
+DEFAULT_LATENCIES = (0.2, 2.0)
+DEFAULT_TRANSPORTS = ("aiohttp", "httpx")
+ROUNDS = {0.2: 10, 2.0: 3}  # latency rounds per point; other latencies get ROUNDS_DEFAULT
+ROUNDS_DEFAULT = 5
+CONCURRENCIES = (1, 8, 64)
+
+
+def plan_for(latency: float) -> tuple[tuple[int, int], ...]:
+    """(concurrency, items) points: a fixed number of latency rounds each, ten at 200 ms so that
+    opening 64 connections at the start weighs on the figure no more than on a real run of that
+    size, three at 2 s (where it weighs ten times less) to keep the bench short."""
+    rounds = ROUNDS.get(latency, ROUNDS_DEFAULT)
+    return tuple((j, j * rounds) for j in CONCURRENCIES)
+
+
+def stub_config(transport: str) -> Config:
+    """A placeholder key, so that a real OPENAI_API_KEY in the environment is never sent, even to
+    loopback; the SDK's retries off, so that a failed call shows as an error instead of a slow point."""
+    return Config(openai_api_key="not-needed", openai_transport=transport, openai_max_retries=0)
 
 
 @dataclass(frozen=True)
@@ -74,6 +88,8 @@ class EngineFigures:
 
 @dataclass(frozen=True)
 class ConcurrencyFigures:
+    transport: str
+    latency_s: float
     concurrency: int
     items: int
     calls: int
@@ -87,13 +103,11 @@ class ConcurrencyFigures:
 class BenchReport:
     engines: list[EngineFigures] = field(default_factory=list)
     concurrency: list[ConcurrencyFigures] = field(default_factory=list)
-    latency_s: float = DEFAULT_LATENCY
 
     def to_json(self) -> dict[str, Any]:
         return {
             "engines": [asdict(f) for f in self.engines],
             "concurrency": [asdict(f) for f in self.concurrency],
-            "concurrency_latency_s": self.latency_s,
             "method": FIGURES_NOTE,
         }
 
@@ -122,26 +136,30 @@ class RunTiming:
     items: int
     seconds: float
     calls: int  # model calls that reached the backend's server (0 for offline backends)
+    cpu_seconds: float = 0.0  # this process's CPU time over the run
 
 
 async def timed_run(
-    engine: str, settings: Sequence[str], model: str, limit: int | None, concurrency: int, config: Config = Config()
+    engine: str, settings: Sequence[str], model: str, limit: int | None, concurrency: int, config: Config = Config(),
+    stream: bool = False,
 ) -> RunTiming:
-    """Run items the way ``n2f run`` does, timing ``runner.run`` alone (not item generation).
+    """Run items the way ``n2f run`` does (``stream``: as the inspector does), timing ``runner.run``
+    alone (not item generation).
 
     A fixed Config keeps the figures independent of the user's config file.
     """
     prepared = await api.prepare_run(engine, settings, model=model, limit=limit, concurrency=concurrency, config=config)
+    prepared.runner.stream = stream
     try:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         progress = await prepared.runner.run()
-        seconds = time.perf_counter() - started
+        seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     finally:
         prepared.store.close()
         await prepared.backend.aclose()
     if progress.errors:
         raise RuntimeFailure(f"bench: {progress.errors} {engine} item(s) ended in status error")
-    return RunTiming(items=progress.done, seconds=seconds, calls=getattr(prepared.backend, "calls", 0))
+    return RunTiming(items=progress.done, seconds=seconds, calls=getattr(prepared.backend, "calls", 0), cpu_seconds=cpu)
 
 
 # ------------------------------------------------------------------------ engines
@@ -191,6 +209,23 @@ def bench_engine(engine: str, limit: int | None = None, concurrency: int = 8) ->
 # -------------------------------------------------------------------- concurrency
 
 
+STREAM_PIECES = ("bench", " reply")
+
+
+def sse_reply() -> bytes:
+    """The same reply as server-sent events: a role chunk, one chunk per piece, the finish, usage, [DONE]."""
+    def event(choices: list[dict[str, Any]], **extra: Any) -> bytes:
+        chunk = {"id": "chatcmpl-bench", "object": "chat.completion.chunk", "created": 0, "model": STUB_MODEL,
+                 "choices": choices, **extra}
+        return b"data: " + json.dumps(chunk).encode() + b"\n\n"
+
+    events = [event([{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}])]
+    events += [event([{"index": 0, "delta": {"content": piece}, "finish_reason": None}]) for piece in STREAM_PIECES]
+    events.append(event([{"index": 0, "delta": {}, "finish_reason": "stop"}]))
+    events.append(event([], usage={"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": 3}))
+    return b"".join(events) + b"data: [DONE]\n\n"
+
+
 CHAT_REPLY = json.dumps({
     "id": "chatcmpl-bench",
     "object": "chat.completion",
@@ -199,10 +234,12 @@ CHAT_REPLY = json.dumps({
     "choices": [{"index": 0, "message": {"role": "assistant", "content": "bench reply"}, "finish_reason": "stop"}],
     "usage": {"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": 3},
 }).encode()
+STREAM_REPLY = sse_reply()
 
 
 class LatencyStub:
-    """A minimal OpenAI-compatible server on loopback: every request gets one fixed reply after ``latency``.
+    """A minimal OpenAI-compatible server on loopback: every request gets one fixed reply after ``latency``
+    (as server-sent events when the request asks for a stream).
 
     Plain asyncio HTTP/1.1 with keep-alive, so the client's connection pool behaves as
     against a real server. It lives here rather than in tests because it is part of
@@ -231,10 +268,12 @@ class LatencyStub:
         try:
             while True:
                 head = await reader.readuntil(b"\r\n\r\n")
-                await reader.readexactly(content_length(head))
+                body = await reader.readexactly(content_length(head))
+                streamed = b'"stream":true' in body.replace(b" ", b"")
+                reply, kind = (STREAM_REPLY, b"text/event-stream") if streamed else (CHAT_REPLY, b"application/json")
                 await asyncio.sleep(self.latency)
-                writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                             b"Content-Length: %d\r\n\r\n%s" % (len(CHAT_REPLY), CHAT_REPLY))
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n%s"
+                             % (kind, len(reply), reply))
                 await writer.drain()
         except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
             pass  # the client closed its connection
@@ -287,7 +326,8 @@ def stub_process(latency: float) -> Iterator[str]:
             child.wait()
 
 
-def concurrency_point(base_url: str, concurrency: int, items: int, latency: float) -> ConcurrencyFigures:
+def concurrency_point(base_url: str, concurrency: int, items: int, latency: float,
+                      transport: str = "aiohttp") -> ConcurrencyFigures:
     """``items`` dedc items at ``-j concurrency`` through the OpenAI backend.
 
     Each point gets its own scratch home, hence an empty response cache: a reply cached
@@ -297,10 +337,13 @@ def concurrency_point(base_url: str, concurrency: int, items: int, latency: floa
     base = len(api.build_items("dedc", (), api.DEFAULT_SEED)[2])
     settings = (f"repeat={-(-items // base)}",)
     with scratch_home():
-        timing = asyncio.run(timed_run("dedc", settings, f"openai:{STUB_MODEL}@{base_url}", items, concurrency, STUB_CONFIG))
+        timing = asyncio.run(timed_run("dedc", settings, f"openai:{STUB_MODEL}@{base_url}", items, concurrency,
+                                       stub_config(transport)))
     ideal = concurrency / latency
     rate = timing.calls / timing.seconds if timing.seconds > 0 else 0.0
     return ConcurrencyFigures(
+        transport=transport,
+        latency_s=latency,
         concurrency=concurrency,
         items=timing.items,
         calls=timing.calls,
@@ -311,22 +354,27 @@ def concurrency_point(base_url: str, concurrency: int, items: int, latency: floa
     )
 
 
-def bench_concurrency(plan: Sequence[tuple[int, int]] = DEFAULT_PLAN, latency: float = DEFAULT_LATENCY) -> list[ConcurrencyFigures]:
+def bench_concurrency(latency: float, transport: str = "aiohttp",
+                      plan: Sequence[tuple[int, int]] | None = None) -> list[ConcurrencyFigures]:
     """Throughput at each (concurrency, items) as a fraction of ``concurrency / latency``."""
     if latency <= 0:
         raise InputError("bench latency must be positive")
     with stub_process(latency) as base_url:
-        concurrency_point(base_url, 1, 1, latency)  # warm-up: the client's ~1 s of first-call imports is not throughput
-        return [concurrency_point(base_url, j, n, latency) for j, n in plan]
+        concurrency_point(base_url, 1, 1, latency, transport)  # warm-up: first-call imports are not throughput
+        return [concurrency_point(base_url, j, n, latency, transport) for j, n in (plan or plan_for(latency))]
 
 
-def run_bench(engines: Sequence[str] = (), limit: int | None = None, concurrency_check: bool = True) -> BenchReport:
-    """Every requested engine (all by default), then the concurrency check unless skipped."""
+def run_bench(engines: Sequence[str] = (), limit: int | None = None, concurrency_check: bool = True,
+              latencies: Sequence[float] | None = None, transports: Sequence[str] | None = None) -> BenchReport:
+    """Every requested engine (all by default), then the concurrency check (each latency, each
+    transport) unless skipped."""
     if limit is not None and limit < 1:
         raise InputError("-n must be at least 1")
     report = BenchReport()
     for engine in check_engines(engines):
         report.engines.append(bench_engine(engine, limit))
     if concurrency_check:
-        report.concurrency = bench_concurrency()
+        for latency in latencies or DEFAULT_LATENCIES:
+            for transport in transports or DEFAULT_TRANSPORTS:
+                report.concurrency += bench_concurrency(latency, transport)
     return report

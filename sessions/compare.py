@@ -37,7 +37,7 @@ class ItemComparison:
 
 
 def _side(store: RunStore) -> tuple[dict[str, int], dict[int, dict[str, Any]]]:
-    return {item.id: index for index, item in enumerate(store.items())}, store.results()
+    return {item_id: index for index, item_id in enumerate(store.item_ids())}, store.results()
 
 
 def compare_runs(a: RunStore, b: RunStore) -> list[ItemComparison]:

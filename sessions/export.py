@@ -14,7 +14,7 @@ def export_records(store: RunStore, with_annotations: bool = False) -> Iterator[
     """One record per item in run order; items never run appear with status ``pending``."""
     results = store.results()
     manual = store.annotations().effective() if with_annotations else {}
-    for index, item in enumerate(store.items()):
+    for index, item in enumerate(store.brief_items()):
         record = results.get(index, {})
         tags = [t["code"] for t in record.get("tags", [])]
         row: dict[str, Any] = {

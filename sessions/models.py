@@ -62,13 +62,19 @@ def make_backend(spec: ModelSpec, engine: Engine, seed: int, config: Config, cac
         from sessions.backends.local_backend import LocalBackend
 
         return LocalBackend(spec, seed=seed)
-    from sessions.backends.openai_backend import OpenAIBackend
+    from sessions.backends.openai_backend import AzureTarget, OpenAIBackend
 
+    azure = AzureTarget(config.azure_endpoint, config.azure_deployment, config.azure_api_version)
     return OpenAIBackend(
         spec,
         api_key=config.openai_api_key or None,
         base_url=config.openai_base_url or None,
         deadline=config.openai_deadline,
+        max_retries=config.openai_max_retries,
         attempt_timeout=min(config.openai_attempt_timeout, config.openai_deadline),
+        organization=config.openai_organization or None,
+        project=config.openai_project or None,
+        transport=config.openai_transport,
+        azure=azure if config.azure_endpoint else None,
         cache=cache,
     )

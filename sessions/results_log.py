@@ -38,13 +38,19 @@ LEGACY = "results.json"
 
 
 def summary_of(record: Mapping[str, Any]) -> dict[str, Any]:
-    """What lists, filters, counts and ``resume`` need of a record, without its outputs and steps."""
-    return {
+    """What lists, filters, counts, token totals and ``resume`` need of a record, without its outputs and steps."""
+    summary = {
         "status": record.get("status", "error"),
         "scores": record.get("scores", {}),
         "tags": [t["code"] for t in record.get("tags", [])],
         "attempt": int(record.get("attempt", 0)),
     }
+    used = [step.get("usage") or {} for step in record.get("steps", [])]
+    prompt = sum(int(u.get("prompt_tokens", 0) or 0) for u in used)
+    completion = sum(int(u.get("completion_tokens", 0) or 0) for u in used)
+    if prompt or completion:
+        summary["usage"] = {"prompt_tokens": prompt, "completion_tokens": completion}
+    return summary
 
 
 def _dumps(value: Any) -> bytes:

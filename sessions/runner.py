@@ -17,7 +17,11 @@ from engines.core import Engine, Item, Verdict
 from sessions.backends.base import Backend, BackendError, CallRequest, Completion
 from sessions.files import now_iso
 from sessions.store import FLUSH_SECONDS, PersistError, RunStore
+from sessions.streaming import LiveReply
 from sessions.tools import run_tool
+from sessions.usage import Budget, Usage, run_usage
+
+BUDGET_STATUS = "stopped (budget)"
 
 
 @dataclass
@@ -29,6 +33,8 @@ class Progress:
     started: float = field(default_factory=time.monotonic)
     finished: float | None = None
     cancelled: bool = False
+    usage: Usage = field(default_factory=Usage)  # tokens of the items answered in this pass
+    budget_reached: bool = False
 
     @property
     def errors(self) -> int:
@@ -103,10 +109,13 @@ class StepTrace:
 
 
 async def run_steps(
-    engine: Engine, item: Item, settings: Any, backend: Backend, templates: Mapping[str, str] | None, attempt: int
+    engine: Engine, item: Item, settings: Any, backend: Backend, templates: Mapping[str, str] | None, attempt: int,
+    live: LiveReply | None = None,
 ) -> StepTrace:
     """Ask the engine for steps until the item is done: model steps go to the backend, tool steps to
-    ``sessions.tools`` (the backend never sees them); either output is appended alike."""
+    ``sessions.tools`` (the backend never sees them); either output is appended alike.
+
+    With ``live``, model steps stream: every text delta goes to it as it arrives."""
     trace = StepTrace()
     try:
         while (step := engine.next_step(item, settings, trace.outputs, templates)) is not None:
@@ -116,8 +125,11 @@ async def run_steps(
                 text = await run_tool(step.tool, step.payload)
                 completion = Completion(text=text, latency=time.monotonic() - started)
             else:
+                if live is not None:
+                    live.begin(len(trace.outputs), step.name)
                 request = CallRequest(item=item, step=step, step_index=len(trace.outputs),
-                                      outputs=tuple(trace.outputs), attempt=attempt)
+                                      outputs=tuple(trace.outputs), attempt=attempt,
+                                      on_text=live.feed if live is not None else None)
                 completion = await backend.complete(request)
             trace.outputs.append(completion.text)
             trace.steps.append({
@@ -151,6 +163,7 @@ class Runner:
         backend: Backend,
         concurrency: int = 8,
         templates: Mapping[str, str] | None = None,
+        budget: Budget | None = None,
     ):
         self.store = store
         self.engine = engine
@@ -163,6 +176,12 @@ class Runner:
         self._gate = asyncio.Event()
         self._gate.set()
         self._cancelled = False
+        self.budget = budget or Budget()
+        self._spent_before = Usage()  # usage of the stored results this pass does not redo
+        # A UI sets ``stream``: every model step then streams into ``live[index]`` while the
+        # item is in flight. Headless runs leave it off (plain requests cost less CPU).
+        self.stream = False
+        self.live: dict[int, LiveReply] = {}
 
     def subscribe(self, listener: Listener) -> None:
         self.listeners.append(listener)
@@ -198,6 +217,10 @@ class Runner:
         previous = self.store.summaries()
         todo = list(self.store.pending_indices() if indices is None else indices)
         self.progress = Progress(total=len(todo))
+        self._recorded: set[int] = set()  # what this run handed to the store: all of it must be on disk
+        redone = set(todo)
+        self._spent_before = run_usage(r for i, r in previous.items() if i not in redone)
+        self.progress.budget_reached = bool(self.budget) and self.budget.reached(self._spent_before)
         queue: asyncio.Queue[int] = asyncio.Queue()
         for index in todo:
             queue.put_nowait(index)
@@ -229,17 +252,19 @@ class Runner:
             self.store.auto_flush = True
             self.progress.finished = time.monotonic()
             self.progress.cancelled = self._cancelled
-            failure = self._settle(failure, todo, crashed)
+            failure = self._settle(failure, crashed)
         if failure is not None:
             raise failure
         return self.progress
 
-    def _settle(self, failure: BaseException | None, todo: Sequence[int], crashed: bool) -> BaseException | None:
+    def _settle(self, failure: BaseException | None, crashed: bool) -> BaseException | None:
         """Store what is buffered, check every item run has a stored result, and record the run's status.
 
         Returns the failure that ends the run, if any: a write that failed now or earlier.
-        A run is ``finished`` only when every item of the run has a stored result on disk;
-        one cut short (cancelled, or ``crashed`` by an error raised elsewhere) is left for resume.
+        Every item this run recorded must be on disk, or the run has ``failed``; it is
+        ``finished`` only when every item of the run has a stored result. One cut short
+        (cancelled, stopped at its budget, or ``crashed`` by an error raised elsewhere) is
+        left for resume.
         """
         if failure is None:
             try:
@@ -255,19 +280,30 @@ class Runner:
             status = "incomplete"
         else:
             stored = RunStore(self.store.folder).summaries()  # what is on disk, read afresh as any reader would
-            missing = [i for i in todo if i not in stored]
+            missing = [i for i in self._recorded if i not in stored]
             if missing:
                 failure = PersistError(f"run {self.store.label}: {len(missing)} item(s) have no stored result; "
                                        f"`n2f resume {self.store.label}` runs them")
                 status = "failed"
             else:
                 done = all(i in stored and stored[i].get("status") != "error" for i in range(self.store.total))
-                status = "finished" if done else "incomplete"
+                status = "finished" if done else BUDGET_STATUS if self.progress.budget_reached else "incomplete"
         try:
             self.store.update_meta(status=status)
         except PersistError as exc:
             failure = failure or exc
         return failure
+
+    def _count_usage(self, steps: list[dict]) -> None:
+        """Add an answered item's tokens, as soon as its caller has them (before scoring, so that at
+        ``-j 1`` the next item does not start past the budget); once the budget is reached no new
+        item starts, and those in flight finish."""
+        progress = self.progress
+        progress.usage.add_steps(steps)
+        if self.budget and not progress.budget_reached:
+            spent = Usage(self._spent_before.prompt_tokens + progress.usage.prompt_tokens,
+                          self._spent_before.completion_tokens + progress.usage.completion_tokens)
+            progress.budget_reached = self.budget.reached(spent)
 
     async def _flush_periodically(self) -> None:
         """Write buffered results at least once a second, off the event loop; a failed write ends the run."""
@@ -290,9 +326,9 @@ class Runner:
 
     async def _caller(self, queue: asyncio.Queue[int], attempts: Mapping[int, int],
                       answered: asyncio.Queue[Answered | None]) -> None:
-        while not self._cancelled:
+        while not self._cancelled and not self.progress.budget_reached:
             await self._gate.wait()
-            if self._cancelled:
+            if self._cancelled or self.progress.budget_reached:
                 return
             try:
                 index = queue.get_nowait()
@@ -300,9 +336,18 @@ class Runner:
                 return
             attempt = attempts[index]
             item = self.store.item(index)
-            trace = await run_steps(self.engine, item, self.settings, self.backend, self.templates, attempt)
+            live = LiveReply() if self.stream else None
+            if live is not None:
+                self.live[index] = live
+            try:
+                trace = await run_steps(self.engine, item, self.settings, self.backend, self.templates, attempt, live)
+            finally:
+                if live is not None:
+                    live.done = True
+                    self.live.pop(index, None)
             if self._cancelled:
                 return
+            self._count_usage(trace.steps)
             await answered.put(Answered(index, item, attempt, trace))
 
     async def _score_all(self, answered: asyncio.Queue[Answered | None]) -> None:
@@ -320,6 +365,7 @@ class Runner:
 
     def _finish(self, index: int, item: Item, record: dict) -> None:
         self.store.add_result(index, record)
+        self._recorded.add(index)
         progress = self.progress
         progress.done += 1
         progress.counts[record["status"]] += 1

@@ -42,6 +42,7 @@ from sessions.errors import InputError, RuntimeFailure
 from sessions.files import atomic_write_bytes, atomic_write_chunks, atomic_write_text, clean_dead_temp_files, now_iso
 from sessions.paths import ensure_writable, runs_dir
 from sessions.results_log import ResultsLog, summary_of
+from sessions.usage import run_usage
 
 FLUSH_SECONDS = 1.0
 FLUSH_ITEMS = 2000
@@ -358,12 +359,12 @@ class RunStore:
         return [i for i in range(self.total) if i not in done or done[i].get("status") == "error"]
 
     def summary(self) -> dict[str, Any]:
-        """Done count, errors and accuracy, from the summaries alone (home screen, ``n2f runs``)."""
+        """Done count, errors, accuracy and token usage, from the summaries alone (home screen, ``n2f runs``)."""
         summaries = self.summaries()
         judged = [s for s in summaries.values() if s.get("status") != "error"]
         correct = sum(s.get("status") == "correct" for s in judged)
         return {"done": len(judged), "errors": len(summaries) - len(judged),
-                "accuracy": correct / len(judged) if judged else None}
+                "accuracy": correct / len(judged) if judged else None, "usage": run_usage(summaries.values())}
 
     # ------------------------------------------------------------------- lock
 

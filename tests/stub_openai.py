@@ -20,6 +20,20 @@ Behaviours (strings, ``NAME`` or ``NAME:ARG``):
 ``null_content``  200 with ``choices[0].message.content = null``
 ``empty``         200 with an empty-string answer
 ``close``         close the connection without answering
+(over capacity)   with ``stub.capacity = N``, a request arriving while N are in flight gets
+                  429 with ``Retry-After: stub.capacity_retry_after`` (recorded with the
+                  behaviour ``over capacity``; the queue is not consumed)
+``drip:S``        as ``ok``, and when streamed, S seconds between the pieces
+``broken_stream[:N]``
+                  streamed: N pieces (default 2), then the connection drops in the middle
+                  of the chunked body
+``truncated_stream[:N]``
+                  streamed: N pieces, then a cleanly ended body without a finish reason
+
+A request with ``"stream": true`` gets server-sent events as OpenAI sends them: one
+``chat.completion.chunk`` per word of the reply (chunked transfer encoding), a last
+chunk with ``finish_reason``, a usage chunk when ``stream_options.include_usage`` is
+set, then ``data: [DONE]``. The usage counts words, streamed or not.
 
 Usage::
 
@@ -31,9 +45,12 @@ Usage::
         stub.requests[0]["messages"]   # every chat request is recorded
         stub.push("500")               # queue more behaviours at any time
 
-``stub.requests`` holds one dict per chat request: ``messages``, ``model``, ``params``
-(every other body field), ``behaviour`` and ``headers`` (lower-cased names). Headers
-stay in memory only; tests may assert on the Authorization header.
+``stub.requests`` holds one dict per chat request: ``path`` (without the query),
+``query``, ``messages``, ``model``, ``params`` (every other body field), ``behaviour``,
+``headers`` (lower-cased names) and ``usage``, the usage the stub reported (None when
+it sent none). Headers stay in memory only; tests may assert on the Authorization header.
+A request whose path is an absolute URL (as a client sends it to a forward proxy) is
+served alike, so the stub can stand in for an HTTP proxy.
 """
 
 from __future__ import annotations
@@ -41,10 +58,12 @@ from __future__ import annotations
 import collections
 import contextlib
 import json
+import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Iterable, Iterator
+from urllib.parse import urlsplit
 
 DEFAULT_REPLY = "stub reply"
 MODEL_ID = "stub-model"
@@ -66,6 +85,11 @@ class StubServer:
         self.requests: list[dict[str, Any]] = []
         self.in_flight = 0
         self.max_in_flight = 0
+        # A server's capacity: a request arriving while ``capacity`` are in flight gets a 429
+        # with ``Retry-After: capacity_retry_after`` instead of its behaviour (None: no limit).
+        self.capacity: int | None = None
+        self.capacity_retry_after = "1"
+        self.refused = 0
         self.stopping = threading.Event()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -96,7 +120,7 @@ class StubServer:
 
     def chat_requests(self) -> list[dict[str, Any]]:
         with self._lock:
-            return [r for r in self.requests if r["path"].endswith("/chat/completions")]
+            return [r for r in self.requests if r["path"].rstrip("/").endswith("/chat/completions")]
 
     def start(self) -> "StubServer":
         stub = self
@@ -125,10 +149,15 @@ class StubServer:
         with self._lock:
             return self._queue.popleft() if self._queue else "ok"
 
-    def _enter(self) -> None:
+    def _enter(self) -> bool:
+        """Count a request in; False (and not counted) when the server is at capacity."""
         with self._lock:
+            if self.capacity is not None and self.in_flight >= self.capacity:
+                self.refused += 1
+                return False
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            return True
 
     def _leave(self) -> None:
         with self._lock:
@@ -162,9 +191,53 @@ class _Handler(BaseHTTPRequestHandler):
         kind = "rate_limit_error" if status == 429 else "server_error" if status >= 500 else "invalid_request_error"
         self._send_json(status, {"error": {"message": message, "type": kind, "param": None, "code": None}}, headers)
 
+    def _chunk(self, model: str, delta: dict[str, Any] | None, finish: str | None = None,
+               usage: dict[str, int] | None = None) -> bytes:
+        payload: dict[str, Any] = {
+            "id": "chatcmpl-stub", "object": "chat.completion.chunk", "created": int(time.time()), "model": model,
+            "choices": [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+        if usage is not None:
+            payload["usage"] = usage
+        return b"data: " + json.dumps(payload).encode() + b"\n\n"
+
+    def _write_chunk(self, data: bytes) -> None:
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
+
+    def _stream(self, messages: list[dict[str, Any]], model: str, content: str, delay: float = 0.0,
+                cut_after: int | None = None, clean_cut: bool = False, include_usage: bool = False) -> None:
+        """Server-sent events, one word a piece; ``cut_after`` pieces, then a broken or ended body."""
+        state = self.server_state
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        self._write_chunk(self._chunk(model, {"role": "assistant", "content": ""}))
+        for number, piece in enumerate(re.findall(r"\S+\s*", content)):
+            if cut_after is not None and number >= cut_after:
+                if clean_cut:
+                    self._write_chunk(b"")  # the last chunk: a well-formed end, but no finish reason
+                self.close_connection = True
+                return
+            if delay:
+                state.stopping.wait(delay)
+            self._write_chunk(self._chunk(model, {"content": piece}))
+        self._write_chunk(self._chunk(model, {}, finish="stop"))
+        if include_usage:
+            prompt_tokens = sum(_words(m.get("content")) for m in messages if isinstance(m, dict))
+            completion_tokens = _words(content)
+            self.record["usage"] = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}
+            self._write_chunk(self._chunk(model, None, usage={
+                "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens}))
+        self._write_chunk(b"data: [DONE]\n\n")
+        self._write_chunk(b"")
+
     def _completion(self, messages: list[dict[str, Any]], model: str, content: Any) -> dict[str, Any]:
         prompt_tokens = sum(_words(m.get("content")) for m in messages if isinstance(m, dict))
         completion_tokens = _words(content)
+        self.record["usage"] = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}
         return {
             "id": "chatcmpl-stub",
             "object": "chat.completion",
@@ -187,7 +260,7 @@ class _Handler(BaseHTTPRequestHandler):
     # ---------------------------------------------------------------- handlers
 
     def do_GET(self) -> None:
-        if self.path.rstrip("/").endswith("/models"):
+        if urlsplit(self.path).path.rstrip("/").endswith("/models"):
             self._send_json(200, {"object": "list", "data": [{"id": MODEL_ID, "object": "model", "owned_by": "stub"}]})
         else:
             self._error(404, f"no route {self.path}")
@@ -196,7 +269,8 @@ class _Handler(BaseHTTPRequestHandler):
         state = self.server_state
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
-        if not self.path.rstrip("/").endswith("/chat/completions"):
+        parts = urlsplit(self.path)
+        if not parts.path.rstrip("/").endswith("/chat/completions"):
             self._error(404, f"no route {self.path}")
             return
         try:
@@ -206,29 +280,49 @@ class _Handler(BaseHTTPRequestHandler):
             return
         messages = body.get("messages") or []
         model = body.get("model", "")
-        behaviour = state._next_behaviour()
+        admitted = state._enter()
+        behaviour = state._next_behaviour() if admitted else "over capacity"
+        self.record = {
+            "path": parts.path,
+            "query": parts.query,
+            "url": self.path,
+            "model": model,
+            "messages": messages,
+            "params": {k: v for k, v in body.items() if k not in ("messages", "model")},
+            "behaviour": behaviour,
+            "headers": {k.lower(): v for k, v in self.headers.items()},
+            "time": time.monotonic(),
+            "usage": None,
+        }
         with state._lock:
-            state.requests.append(
-                {
-                    "path": self.path,
-                    "model": model,
-                    "messages": messages,
-                    "params": {k: v for k, v in body.items() if k not in ("messages", "model")},
-                    "behaviour": behaviour,
-                    "headers": {k.lower(): v for k, v in self.headers.items()},
-                    "time": time.monotonic(),
-                }
-            )
-        state._enter()
+            state.requests.append(self.record)
+        if not admitted:
+            self._error(429, "over capacity (stub)", {"Retry-After": state.capacity_retry_after})
+            return
         try:
-            self._act(behaviour, messages, model)
+            if body.get("stream"):
+                self._act_streamed(behaviour, messages, model, bool((body.get("stream_options") or {}).get("include_usage")))
+            else:
+                self._act(behaviour, messages, model)
         finally:
             state._leave()
+
+    def _act_streamed(self, behaviour: str, messages: list[dict[str, Any]], model: str, include_usage: bool) -> None:
+        state = self.server_state
+        name, _, arg = behaviour.partition(":")
+        if name in ("ok", "drip"):
+            self._stream(messages, model, state.reply(messages), delay=float(arg or 0) if name == "drip" else 0.0,
+                         include_usage=include_usage)
+        elif name in ("broken_stream", "truncated_stream"):
+            self._stream(messages, model, state.reply(messages), cut_after=int(arg or 2),
+                         clean_cut=name == "truncated_stream", include_usage=include_usage)
+        else:
+            self._act(behaviour, messages, model)
 
     def _act(self, behaviour: str, messages: list[dict[str, Any]], model: str) -> None:
         state = self.server_state
         name, _, arg = behaviour.partition(":")
-        if name == "ok":
+        if name in ("ok", "drip"):
             self._send_json(200, self._completion(messages, model, state.reply(messages)))
         elif name == "slow":
             state.stopping.wait(float(arg or 1))

@@ -11,6 +11,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from sessions import bench
 
 
@@ -36,10 +38,12 @@ def test_bench_json_for_one_engine_leaves_no_run(n2f_home):
     assert no_runs(n2f_home)
 
 
-def test_concurrency_check_at_small_sizes(n2f_home):
-    figures = bench.bench_concurrency(((1, 4), (8, 16)), latency=0.05)
+@pytest.mark.parametrize("transport", ["aiohttp", "httpx"])
+def test_concurrency_check_at_small_sizes(n2f_home, transport):
+    figures = bench.bench_concurrency(0.05, transport, plan=((1, 4), (8, 16)))
     assert [(f.concurrency, f.items, f.calls) for f in figures] == [(1, 4, 4), (8, 16, 16)]
     for f in figures:
+        assert f.transport == transport and f.latency_s == 0.05
         assert 0 < f.efficiency <= 1.2
         assert f.ideal_per_s == f.concurrency / 0.05
     assert os.environ["N2F_HOME"] == str(n2f_home)
@@ -47,7 +51,7 @@ def test_concurrency_check_at_small_sizes(n2f_home):
 
 
 def test_concurrency_items_beyond_one_dedc_round(n2f_home):
-    [point] = bench.bench_concurrency(((16, 400),), latency=0.01)
+    [point] = bench.bench_concurrency(0.01, plan=((16, 400),))
     assert point.items == 400 and point.calls == 400
 
 
@@ -70,3 +74,17 @@ def test_limit_below_one_is_bad_input():
     result = n2f("bench", "-n", "0", "--no-concurrency")
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == ["n2f: error: -n must be at least 1"]
+
+
+def test_the_plan_keeps_a_fixed_number_of_latency_rounds():
+    assert bench.plan_for(0.2) == ((1, 10), (8, 80), (64, 640))
+    assert bench.plan_for(2.0) == ((1, 3), (8, 24), (64, 192))
+
+
+def test_the_bench_stub_streams_when_asked(n2f_home):
+    import asyncio
+
+    with bench.stub_process(0.01) as url, bench.scratch_home():
+        timing = asyncio.run(bench.timed_run("dedc", (), f"openai:{bench.STUB_MODEL}@{url}", 8, 4,
+                                             bench.stub_config("aiohttp"), stream=True))
+    assert timing.items == timing.calls == 8 and timing.cpu_seconds > 0

@@ -241,3 +241,24 @@ def test_a_real_timeout_ends_in_status_error_and_resume_finishes_the_run(llama_s
     resumed = n2f("resume", "late", "--json", "-q")
     assert resumed.returncode == 0, resumed.stderr
     assert json.loads(resumed.stdout)["counts"].get("error", 0) == 0
+
+
+@pytest.mark.local_model
+async def test_a_streamed_reply_from_a_real_server_arrives_in_pieces(llama_server):
+    """llama.cpp's server speaks server-sent events as OpenAI does: the pieces make up the reply."""
+    from engines.core import Item, Message, Step
+    from sessions.backends.base import CallRequest
+    from sessions.backends.openai_backend import OpenAIBackend
+
+    step = Step(name="answer", messages=(Message("user", "Count from one to ten in words."),), params={"max_tokens": 32})
+    request = CallRequest(item=Item(id="i", engine="dedc", inputs={}, gold={}), step=step, step_index=0, outputs=())
+    pieces: list[str] = []
+    backend = OpenAIBackend(ModelSpec("openai", "gemma", llama_server))
+    try:
+        streamed = await backend.complete(CallRequest(**{**request.__dict__, "on_text": pieces.append}))
+        whole = await backend.complete(CallRequest(**{**request.__dict__, "attempt": 1}))
+    finally:
+        await backend.aclose()
+    assert len(pieces) > 3 and "".join(pieces) == streamed.text and streamed.text.strip()
+    assert streamed.finish_reason in ("stop", "length")
+    assert streamed.text == whole.text  # temperature 0: the same reply, streamed or not

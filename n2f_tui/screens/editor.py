@@ -2,7 +2,9 @@
 
 Nothing runs while typing: Ctrl+S re-runs the item with the edited template
 (``sessions.attempts.rerun_item``) and shows the new attempt beside the stored result;
-every attempt is kept (``list_attempts``). Ctrl+N applies the edited template to the
+every attempt is kept (``list_attempts``). While the model answers, its reply streams
+into the attempt pane (a timer polls the ``LiveReply`` the backend feeds, ten times a
+second) with its token count and tokens/s. Ctrl+N applies the edited template to the
 whole run as a new run (``fork_with_templates``), started and opened at once.
 """
 
@@ -24,7 +26,7 @@ from engines.core import EngineError, Tag
 from n2f_tui.render import safe_text
 from n2f_tui.screens.dialogs import TextDialog
 from n2f_tui.state import RunState
-from n2f_tui.widgets.detail import char_diff, clipped, heading
+from n2f_tui.widgets.detail import char_diff, clipped, heading, live_output
 from n2f_tui.widgets.pane import Pane
 from n2f_tui.widgets.style import GLYPH, STATUS_STYLE, chips, date, number
 from sessions.errors import N2FError
@@ -56,6 +58,9 @@ def outcome(title: str, status: str, scores: dict[str, Any], tags: list[Any], ou
     if not outputs and not error:
         parts.append(Text("(no output)", style="dim"))
     return Group(*parts)
+
+
+STREAM_TICK = 0.1  # seconds between redraws of a streaming reply
 
 
 class EditorScreen(Screen):
@@ -94,6 +99,8 @@ class EditorScreen(Screen):
         self.template_name = name or next(iter(self.templates), "")
         self.attempts: list[dict[str, Any]] = []
         self.selected_attempt: dict[str, Any] | None = None
+        self.live: Any = None  # the LiveReply of a re-run in progress
+        self._live_drawn = -1
 
     def compose(self) -> ComposeResult:
         yield Static("", id="ed-head", markup=False)
@@ -127,6 +134,14 @@ class EditorScreen(Screen):
         self.query_one(OptionList).border_title = "attempts"
         self.load_attempts()
         self.query_one(TextArea).focus()
+        self.set_interval(STREAM_TICK, self.draw_live)
+
+    def draw_live(self) -> None:
+        live = self.live
+        if live is None or live.done or (live.tokens, live.step) == self._live_drawn:
+            return
+        self._live_drawn = (live.tokens, live.step)
+        self.query_one("#ed-attempt", Pane).update(live_output(live), home=False)
 
     def on_select_changed(self, event: Select.Changed) -> None:
         if isinstance(event.value, str) and event.value != self.template_name:
@@ -181,12 +196,16 @@ class EditorScreen(Screen):
     @work(exclusive=True, group="rerun")
     async def rerun(self, templates: dict[str, str]) -> None:
         from sessions.attempts import rerun_item
+        from sessions.streaming import LiveReply
 
+        self.live, self._live_drawn = LiveReply(), -1
         try:
-            attempt = await rerun_item(self.state.store, self.index, templates)
+            attempt = await rerun_item(self.state.store, self.index, templates, live=self.live)
         except (N2FError, EngineError, ValueError) as exc:
             self.query_one("#ed-attempt", Pane).update(safe_text(f"could not re-run: {exc}", style="red"))
             return
+        finally:
+            self.live.done = True
         self.load_attempts()
         match = next((a for a in self.attempts if a.get("attempt_id") == attempt.get("attempt_id")), None)
         self.show_attempt(match or attempt)

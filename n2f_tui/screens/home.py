@@ -205,6 +205,11 @@ class HomeScreen(Screen):
                                    f"{meta.get('total')} items · {meta.get('status')}"))
         text.append("\n")
         text.append_text(safe_text(settings_line(meta.get("settings", {})), style="dim"))
+        group = meta.get("group")
+        if group:
+            members = [m for m in self.metas if m.get("group") == group]
+            text.append_text(safe_text(f"  group {group}: {len(members)} runs "
+                                       f"({', '.join(str(m.get('engine')) for m in members)})", style="cyan"))
         text.append("\n")
         text.append("enter open · n new · r resume · s re-score · d delete · c compare · R report", style="dim")
         info.update(text)

@@ -22,7 +22,7 @@ from engines.core import EngineError, Report, Table
 from n2f_tui.render import render_bars, render_paper, render_report_tables, safe_text
 from n2f_tui.widgets import style
 from n2f_tui.widgets.pane import Pane
-from n2f_tui.widgets.style import number, pct, run_label, settings_line
+from n2f_tui.widgets.style import number, pct, run_label, settings_line, usage_line
 from sessions import api
 from sessions.errors import N2FError
 from sessions.store import RunStore
@@ -68,6 +68,9 @@ def summary_table(summary: dict[str, Any]) -> RichTable:
     head.add_row("settings", safe_text(settings_line(summary.get("settings", {}))))
     head.add_row("items", safe_text(f"{summary['n']} ({counts})"))
     head.add_row("accuracy", pct(summary["accuracy"]))
+    usage = summary.get("usage") or {}
+    if usage.get("total_tokens"):
+        head.add_row("usage", safe_text(usage_line(usage["prompt_tokens"], usage["completion_tokens"], usage["cost"])))
     metrics = "  ".join(f"{k} {number(v)}" for k, v in summary.get("metrics", {}).items())
     head.add_row("metrics", safe_text(metrics))
     return head

@@ -35,6 +35,7 @@ from sessions.errors import N2FError
 from sessions.store import RunStore
 
 TICK = 0.25
+STREAM_TICK = 0.1  # seconds between redraws of the focused item's reply while it streams
 METRICS_EVERY = 2.0
 BULK_READ = 500  # more changed records than this: one pass over the log beats one read each
 
@@ -117,6 +118,12 @@ class RunScreen(Screen):
         self._metrics_cache: dict[int, tuple[int, ItemResult]] = {}
         self.defaults = {f.name: f.default for f in settings_fields(self.state.engine.settings_type)}
         self._id_width = min(28, max(map(len, self.state.ids), default=4))
+        self._live_drawn: tuple[Any, ...] | None = None
+        self._live_detail: Any = None
+        try:
+            self.price = api.price_of(store)
+        except N2FError:  # a broken config file is reported where it matters (starting runs)
+            self.price = None
 
     # ------------------------------------------------------------ composition
 
@@ -135,6 +142,7 @@ class RunScreen(Screen):
         self.update_header()
         self.call_after_refresh(self.show_current)
         self.set_interval(TICK, self.tick)
+        self.set_interval(STREAM_TICK, self.draw_live)
         if style.FROZEN and not self.job:  # snapshots: the same screen every time
             self.metrics = engine_metrics(self.state, self._metrics_cache)
             self.update_header()
@@ -210,7 +218,8 @@ class RunScreen(Screen):
         job = self.job
         self.query_one(RunHeader).update(progress_text(
             self.state.store.meta, self.state.counts(), self.state.total, self.status_word(),
-            live=job.progress if job is not None else None, metrics=self.metrics, defaults=self.defaults))
+            live=job.progress if job is not None else None, metrics=self.metrics, defaults=self.defaults,
+            usage=self.state.usage, price=self.price))
 
     def show_current(self) -> None:
         detail = self.query_one(DetailView)
@@ -269,6 +278,23 @@ class RunScreen(Screen):
             if now - self._metrics_at > self._metrics_every:
                 self.refresh_metrics()
         self.update_header()
+
+    def draw_live(self) -> None:
+        """The focused item's reply as it streams (a live run of a real model only)."""
+        job, index = self.job, self.current
+        live = job.runner.live.get(index) if job is not None and index is not None else None
+        if live is None:
+            return
+        drawn = (index, id(live), live.step, live.tokens)
+        if drawn == self._live_drawn:
+            return
+        self._live_drawn = drawn
+        detail = self.query_one(DetailView)
+        if detail.shown != (index, self.state.versions.get(index, 0)):
+            self.show_current()
+        if self._live_detail is None or self._live_detail.index != index:
+            self._live_detail = api.item_detail(self.state.store, index, {})  # its prompt and gold, once per item
+        detail.show_live(self._live_detail, live)
 
     def finish_live(self) -> None:
         """The runner stopped: read the run back from disk and show its final state."""

@@ -71,6 +71,21 @@ def char_diff(left: str, right: str) -> tuple[Text, Text]:
     return a, b
 
 
+def live_output(live: Any) -> Group:
+    """A reply being generated (``sessions.streaming.LiveReply``): earlier steps' outputs, then
+    the current step's text so far with its token count and rate."""
+    parts: list[RenderableType] = []
+    for number_, output in enumerate(live.outputs, 1):
+        parts.append(heading(f"Output {number_}"))
+        parts.append(clipped(output))
+    parts.append(heading(f"Output {live.step + 1} (generating…)" if live.outputs or live.step > 0
+                         else "Output (generating…)"))
+    rate = f" · {live.rate:.1f} tokens/s" if live.rate else ""
+    parts.append(Text(f"{live.tokens} token{'s' if live.tokens != 1 else ''}{rate}", style="italic cyan"))
+    parts.append(clipped(live.text) if live.tokens else Text("waiting for the first token…", style="dim"))
+    return Group(*parts)
+
+
 def bounded(view: View) -> View:
     """A text view cut to what a pane shows (views may carry the whole raw output)."""
     if view.kind in ("text", "code") and isinstance(view.data, str):
@@ -188,6 +203,12 @@ class DetailView(Container):
             self.query_one("#col-output", Pane).update(output, home=home)
             self.call_after_refresh(self._show_views, detail, key, home)
 
+    def show_live(self, detail: Any, live: Any) -> None:
+        """The reply of the item shown, as it streams in (the rest of the detail stays as drawn)."""
+        output = Group(live_output(live), *self._gold(detail))
+        pane = "#col-prompt" if self.stacked else "#col-output"
+        self.query_one(pane, Pane).update(Group(output, self._prompt(detail)) if self.stacked else output, home=False)
+
     def _show_views(self, detail: Any, key: tuple[int, int], home: bool) -> None:
         if self.shown == key and not self.stacked:
             self.query_one("#col-views", Pane).update(self._views(detail), home=home)
@@ -221,16 +242,20 @@ class DetailView(Container):
         if not outputs:
             parts.append(heading("Output"))
             parts.append(Text("(no output yet)" if detail.record is None else "(no output)", style="dim"))
-        parts.append(heading("Gold"))
-        gold = detail.item.gold
-        for key, value in gold.items():
-            parts.append(safe_text(f"{key}:", style="bold"))
-            parts.append(clipped(value, 8_000, 200))
+        parts += DetailView._gold(detail)
         verdict = detail.verdict
         for view in verdict.views if verdict else []:
             if view.kind == "diff":
                 parts.append(diff_view(view))
         return Group(*parts)
+
+    @staticmethod
+    def _gold(detail: Any) -> list[RenderableType]:
+        parts: list[RenderableType] = [heading("Gold")]
+        for key, value in detail.item.gold.items():
+            parts.append(safe_text(f"{key}:", style="bold"))
+            parts.append(clipped(value, 8_000, 200))
+        return parts
 
     @staticmethod
     def _views(detail: Any) -> RenderableType:

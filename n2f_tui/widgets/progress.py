@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from n2f_tui.render import safe_text
-from n2f_tui.widgets.style import STATUS_STYLE, duration, number, pct, rate, run_label, settings_line
+from n2f_tui.widgets.style import STATUS_STYLE, duration, number, pct, rate, run_label, settings_line, usage_line
 
 BAR = 24
 
@@ -23,15 +23,18 @@ def bar(done: int, total: int, width: int = BAR) -> Text:
 
 
 def progress_text(meta: dict[str, Any], counts: dict[str, int], total: int, status: str, live: Any = None,
-                  metrics: dict[str, Any] | None = None, defaults: dict[str, Any] | None = None) -> Text:
-    """Three lines: the run, the progress, the metrics (``live``: the runner's Progress)."""
+                  metrics: dict[str, Any] | None = None, defaults: dict[str, Any] | None = None,
+                  usage: Any = None, price: Any = None) -> Text:
+    """Three lines: the run, the progress and tokens, the metrics (``live``: the runner's Progress;
+    ``usage``: a ``sessions.usage.Usage``, shown once there are tokens, with the cost given a ``price``)."""
     text = Text()
     text.append_text(safe_text(run_label(meta), style="bold"))
     text.append_text(safe_text(f"  {meta.get('engine', '')} · {meta.get('model', '')} · "
                                f"{settings_line(meta.get('settings', {}), defaults)}", style="dim"))
     text.append("  ")
     text.append(status, style="bold " + {"running": "cyan", "paused": "yellow", "finished": "green",
-                                         "cancelled": "yellow", "incomplete": "yellow"}.get(status, ""))
+                                         "cancelled": "yellow", "incomplete": "yellow",
+                                         "stopped (budget)": "yellow"}.get(status, ""))
     text.append("\n")
     done = total - counts.get("pending", 0)
     text.append_text(bar(done, total))
@@ -41,6 +44,8 @@ def progress_text(meta: dict[str, Any], counts: dict[str, int], total: int, stat
     for key in ("correct", "wrong", "unparseable", "error"):
         if counts.get(key):
             text.append(f"  {key} {counts[key]}", style=STATUS_STYLE[key])
+    if usage is not None and usage.total_tokens:
+        text.append("  " + usage_line(usage.prompt_tokens, usage.completion_tokens, usage.cost(price)), style="dim")
     judged = sum(counts.get(k, 0) for k in ("correct", "wrong", "unparseable"))
     text.append("\n")
     text.append(f"accuracy {pct(counts.get('correct', 0) / judged if judged else None)}", style="bold")

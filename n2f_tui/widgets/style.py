@@ -92,6 +92,12 @@ def date(iso: str) -> str:
         return str(iso or "-")
 
 
+def usage_line(prompt_tokens: int, completion_tokens: int, cost: float | None = None) -> str:
+    """``1,234 tokens (1,000 in / 234 out) · $0.0012`` (the cost only when a price is known)."""
+    text = f"{prompt_tokens + completion_tokens:,} tokens ({prompt_tokens:,} in / {completion_tokens:,} out)"
+    return text + (f" · ${cost:.4f}" if cost is not None else "")
+
+
 def run_label(meta: dict[str, Any]) -> str:
     """A run's name, or its id (the id carries a timestamp, hidden in snapshot mode)."""
     if meta.get("name"):

@@ -1,63 +1,76 @@
-"""The OpenAI-compatible backend: OpenAI, vLLM, Ollama, llama.cpp server, LM Studio...
+"""The OpenAI-compatible backend: OpenAI, Azure OpenAI, vLLM, Ollama, llama.cpp server, LM Studio...
 
-One ``POST {base_url}/chat/completions`` per engine step, spoken directly with aiohttp.
-Not through the ``openai`` SDK: measured with ``n2f bench`` (``-j 64`` against a
-200 ms loopback server, the whole pipeline), the SDK even on its own aiohttp
-transport spent ~1.0 ms of CPU per call and reached 86% of the ideal throughput;
-this module spends ~0.45 ms and reaches 93%. At that concurrency every microsecond
-on the event loop between a reply and the next request delays a whole round of
-calls. The protocol used is small and stable: a JSON body with ``model``,
-``messages`` and sampling parameters, ``Authorization: Bearer``, a JSON reply whose
-``choices[0].message.content`` is the answer and whose ``error`` object explains a
-failure. This module retries itself, so the policy is explicit and testable.
+One chat completion per engine step through ``openai.AsyncOpenAI`` (or
+``AsyncAzureOpenAI`` when the config names an Azure endpoint), the one client the design
+card names, on the SDK's aiohttp transport by default (``transport = "httpx"`` in the
+config for its other one: measured with ``benchmarks/openai_cpu.py``, the SDK and its
+client cost 1.05 ms of CPU per call on aiohttp against 4.21 ms on httpx). The SDK does what it does well and this module
+does not do it again:
 
-- Retried: 429 (waiting as long as ``retry-after-ms`` / ``Retry-After`` ask, capped),
-  408, 5xx, timeouts and connection errors, with exponential backoff and jitter, at most
-  ``max_attempts`` attempts.
-- Not retried: every other 4xx (400, 401, 403, 404, 409, 422...) -> BackendError with
-  ``transient=False`` and the server's own message; a malformed reply -> BackendError
-  ("malformed reply: ..."), since asking again rarely mends a broken server.
-- Each attempt has a wall-clock timeout (``attempt_timeout``, never beyond what is left
-  of the deadline) and the whole call an overall ``deadline``. The deadline clock
-  starts when the call first gets a slot from the adaptive limiter: time spent queued
-  behind our own throttling is not the server's fault.
-- Adaptive concurrency (AIMD): the limiter halves on a 429 and grows back by one after
-  a run of successes. The connection pool itself is unbounded: the limiter is the one
-  limit, so there is never a second queue hidden in the HTTP client.
-- The API key lives only in the session's headers: it is never in ``describe()``, in an
-  error message, in the cache key or in anything written to disk.
-- Proxies: ``HTTP(S)_PROXY`` / ``NO_PROXY`` from the environment are honoured, as the
-  SDK would, looked up once per backend (aiohttp's ``trust_env`` looks them up again
-  for every request: ~0.5 ms of CPU, more than the whole HTTP exchange).
+- Retries: the SDK's own (``max_retries``): 408, 409, 429 and 5xx, timeouts and dropped
+  connections, with its exponential backoff and jitter; a reply that says how long to
+  wait (``retry-after-ms`` / ``Retry-After``) is waited for when that is at most two
+  minutes, and not retried at all when it is longer. Every other 4xx is not retried and
+  ends as BackendError with ``transient=False`` and the server's own message.
+- Environment: ``OPENAI_API_KEY``, ``OPENAI_BASE_URL``, ``OPENAI_ORG_ID``,
+  ``OPENAI_PROJECT_ID`` (and Azure's ``AZURE_OPENAI_API_KEY``, ``OPENAI_API_VERSION``),
+  proxies from ``HTTP(S)_PROXY`` / ``NO_PROXY``, all read by the SDK and its HTTP client.
+
+What the SDK does not do is here:
+
+- An overall deadline per call, retries and backoff included: the SDK's timeout is per
+  attempt (``attempt_timeout``, never beyond the deadline).
+- Malformed replies (not JSON, no choices, no content, a stream cut off before its end)
+  are BackendError ("malformed reply: ..." / "stream broken: ..."), never an answer.
+- Streaming when the caller passes ``CallRequest.on_text`` (the inspector watching an
+  item); otherwise one plain request: 1.58 ms of CPU per call for the whole pipeline
+  against 2.68 ms streamed.
+- The API key lives only in the client object: it is never in ``describe()``, an error
+  message, the cache key or anything written to disk. Servers on loopback or a LAN need
+  none: they get a placeholder.
+
+Requests go through the client's own ``post`` (its retries, auth, Azure routing, typed
+errors and response models) with the body as JSON we built, rather than through
+``chat.completions.create``: ``create`` first walks every message through the SDK's
+type-driven transform, which for plain strings changes nothing and cost 0.45 ms of CPU
+per call here (``-j 64`` against a 200 ms stub: 2.99-3.13 ms -> 2.54-2.56 ms for the
+whole pipeline).
+
+Concurrency is the runner's ``-j``, with no limiter of our own in front of the SDK:
+against a server taking 4 calls at a time, ``-j 32`` left 9 of 64 items in status error
+(for ``resume``) in 6.0 s without one and 8 in 8.4 s with an AIMD limit per call, since
+the calls already in flight keep retrying inside the SDK. The remedy is a lower ``-j``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import collections
-import email.utils
+import contextvars
 import ipaddress
 import json
 import os
-import random
 import time
-import urllib.request
-from typing import Any, Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
 from urllib.parse import urlsplit
+
+import httpx2
+import openai
+from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from sessions.backends.base import Backend, BackendError, CallRequest, Completion, ModelSpec
 from sessions.cache import ResponseCache
+from sessions.config import TRANSPORTS
 from sessions.errors import InputError
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 LOCAL_PLACEHOLDER_KEY = "not-needed"
-RETRY_AFTER_CAP = 60.0  # seconds; never wait longer than this on a server's say-so
-BACKOFF_BASE = 0.5
-BACKOFF_CAP = 20.0
 PREFLIGHT_TIMEOUT = 2.0
-RETRY_STATUSES = {408, 429}  # plus every 5xx
+RETRIED_STATUSES = {408, 409, 429}  # plus every 5xx: what the SDK retries
 
-Sleep = Callable[[float], Awaitable[Any]]
+# The HTTP attempts of the call in progress: the client's request hook counts into the
+# counter of the task that sent the request (asyncio copies the context into each task).
+_ATTEMPTS: contextvars.ContextVar[list[int]] = contextvars.ContextVar("n2f_openai_attempts")
 
 
 # ----------------------------------------------------------------------- helpers
@@ -93,45 +106,6 @@ def _host_port(url: str) -> tuple[str, int]:
     return parts.hostname, port or (443 if parts.scheme == "https" else 80)
 
 
-def proxy_for(url: str) -> str | None:
-    """The proxy the environment names for ``url`` (``HTTP(S)_PROXY``), unless ``NO_PROXY`` exempts its host."""
-    parts = urlsplit(url)
-    if urllib.request.proxy_bypass(parts.hostname or ""):
-        return None
-    return urllib.request.getproxies().get(parts.scheme) or None
-
-
-def parse_retry_after(headers: Mapping[str, str] | None, cap: float = RETRY_AFTER_CAP) -> float | None:
-    """Seconds a server asks us to wait (``retry-after-ms``, then ``Retry-After`` as
-    seconds or an HTTP date), capped; None if it does not say."""
-    if not headers:
-        return None
-    raw_ms = headers.get("retry-after-ms")
-    if raw_ms is not None:
-        try:
-            value = float(raw_ms) / 1000.0
-            if value >= 0 and value == value:
-                return min(value, cap)
-        except ValueError:
-            pass
-    raw = headers.get("retry-after")
-    if raw is None:
-        return None
-    try:
-        value = float(raw)
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(raw)
-        except (TypeError, ValueError, IndexError):
-            return None
-        if when is None:
-            return None
-        value = when.timestamp() - time.time()
-    if value != value:  # NaN
-        return None
-    return min(max(value, 0.0), cap)
-
-
 def _one_line(text: Any, limit: int = 300) -> str:
     out = " ".join(str(text).split())
     return out if len(out) <= limit else out[: limit - 3] + "..."
@@ -145,113 +119,61 @@ def _server_message(body: Any) -> str:
         if isinstance(msg, Mapping):
             msg = msg.get("message")
         return _one_line(msg) if msg else _one_line(json.dumps(body, ensure_ascii=False))
-    return _one_line(body) if str(body).strip() else "no message"
+    return _one_line(body) if body is not None and str(body).strip() else "no message"
 
 
-# ---------------------------------------------------------------------- limiter
+def _usage(raw: Any) -> dict[str, int]:
+    usage: dict[str, int] = {}
+    for key in ("prompt_tokens", "completion_tokens"):
+        value = getattr(raw, key, None)
+        if isinstance(value, int) and not isinstance(value, bool):
+            usage[key] = value
+    return usage
 
 
-class Permit:
-    """What ``async with limiter`` yields: remembers the limiter epoch it was granted in."""
+def _first_choice(reply: Any) -> Any:
+    choices = getattr(reply, "choices", None)
+    if not isinstance(choices, list) or not choices:
+        extra = getattr(reply, "model_extra", None) or {}
+        if isinstance(extra.get("error"), Mapping):  # some servers send errors with status 200
+            raise BackendError(f"malformed reply: error in a 200 reply: {_server_message(extra['error'])}")
+        raise BackendError("malformed reply: no choices")
+    return choices[0]
 
-    __slots__ = ("epoch",)
 
-    def __init__(self, epoch: int):
-        self.epoch = epoch
+def _content(reply: Any) -> tuple[str, str]:
+    """The answer text and finish reason of a whole (non-streamed) completion."""
+    first = _first_choice(reply)
+    message = getattr(first, "message", None)
+    content = getattr(message, "content", None)
+    if not isinstance(content, str):
+        reason = "no choices[0].message.content"
+        if getattr(message, "refusal", None):
+            reason += f" (refusal: {_one_line(message.refusal, 120)})"
+        elif getattr(message, "tool_calls", None):
+            reason += " (the model answered with tool calls)"
+        raise BackendError(f"malformed reply: {reason}")
+    return content, str(getattr(first, "finish_reason", None) or "")
 
 
-class AdaptiveLimiter:
-    """A concurrency limit that adapts to rate limiting (additive increase, multiplicative decrease).
+def gave_up(attempts: int) -> str:
+    return f"gave up after {attempts} attempt{'s' if attempts != 1 else ''}"
 
-    ``async with limiter as permit:`` holds one slot (FIFO among waiters). Report outcomes
-    with ``limiter.on_success()`` and ``limiter.on_rate_limited(permit)``: a 429 halves the
-    limit (never below 1); ``grow_after`` consecutive successes raise it by one (never
-    above ``maximum``, by default the initial value). Only one halving per generation: a
-    burst of 429s from calls that were all granted under the same limit counts once (as a
-    TCP congestion window does) instead of collapsing the limit to 1 in one overloaded
-    moment; a 429 from a call granted after the last halving halves again.
 
-    Release is synchronous, so a cancelled call can never leak its slot.
-    """
+@dataclass(frozen=True)
+class AzureTarget:
+    """An Azure OpenAI deployment: the endpoint, the deployment name and the API version."""
 
-    def __init__(self, initial: int = 64, maximum: int | None = None, grow_after: int = 8):
-        if initial < 1:
-            raise ValueError("initial concurrency must be at least 1")
-        self.limit = initial
-        self.maximum = max(maximum or initial, initial)
-        self.grow_after = max(1, grow_after)
-        self.in_flight = 0
-        self.successes = 0
-        self.decreases = 0
-        self.epoch = 0
-        self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
-
-    async def acquire(self) -> Permit:
-        if self.in_flight < self.limit and not self._waiters:
-            self.in_flight += 1
-            return Permit(self.epoch)
-        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiters.append(fut)
-        try:
-            await fut
-        except asyncio.CancelledError:
-            if fut.done() and not fut.cancelled():
-                self.release()  # the slot was handed over just as we were cancelled
-            else:
-                try:
-                    self._waiters.remove(fut)
-                except ValueError:
-                    pass
-            raise
-        return Permit(self.epoch)
-
-    def release(self) -> None:
-        self.in_flight -= 1
-        self._wake()
-
-    def _wake(self) -> None:
-        while self._waiters and self.in_flight < self.limit:
-            fut = self._waiters.popleft()
-            if not fut.done():
-                self.in_flight += 1  # hand the slot over directly
-                fut.set_result(None)
-
-    async def __aenter__(self) -> Permit:
-        return await self.acquire()
-
-    async def __aexit__(self, *exc: Any) -> None:
-        self.release()
-
-    def on_success(self) -> None:
-        self.successes += 1
-        if self.successes >= self.grow_after and self.limit < self.maximum:
-            self.limit += 1
-            self.successes = 0
-            self._wake()
-
-    def on_rate_limited(self, permit: Permit | None = None) -> None:
-        self.successes = 0
-        if permit is not None and permit.epoch != self.epoch:
-            return  # granted before the last halving: that halving already answered it
-        self.limit = max(1, self.limit // 2)
-        self.epoch += 1
-        self.decreases += 1
+    endpoint: str
+    deployment: str = ""
+    api_version: str = ""
 
 
 # ---------------------------------------------------------------------- backend
 
 
-class _Retry(Exception):
-    """One failed attempt that may be retried."""
-
-    def __init__(self, message: str, wait: float | None = None, rate_limited: bool = False):
-        super().__init__(message)
-        self.wait = wait
-        self.rate_limited = rate_limited
-
-
 class OpenAIBackend(Backend):
-    """Calls any OpenAI-compatible chat completions endpoint."""
+    """Calls any OpenAI-compatible chat completions endpoint through the ``openai`` SDK."""
 
     def __init__(
         self,
@@ -259,37 +181,47 @@ class OpenAIBackend(Backend):
         api_key: str | None = None,
         base_url: str | None = None,
         deadline: float = 120.0,
-        max_attempts: int = 6,
+        max_retries: int = 5,
         cache: ResponseCache | None = None,
-        initial_concurrency: int = 64,
         *,
         attempt_timeout: float = 60.0,
-        grow_after: int = 8,
-        sleep: Sleep | None = None,
-        rng: random.Random | None = None,
+        organization: str | None = None,
+        project: str | None = None,
+        transport: str = "aiohttp",
+        azure: AzureTarget | None = None,
     ):
         if not spec.name:
             raise InputError("openai model spec needs a model name: openai:MODEL or openai:MODEL@http://host:port/v1")
+        if transport not in TRANSPORTS:
+            raise InputError(f"unknown openai transport {transport!r}: {' or '.join(TRANSPORTS)}")
         self.spec = spec
-        url = spec.base_url or base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        self.azure = azure if azure and azure.endpoint and not spec.base_url else None
+        if self.azure is not None:
+            url = self.azure.endpoint
+            key = api_key or os.environ.get("AZURE_OPENAI_API_KEY") or os.environ.get("OPENAI_API_KEY") or ""
+            variable = "AZURE_OPENAI_API_KEY"
+        else:
+            url = spec.base_url or base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+            key = api_key or os.environ.get("OPENAI_API_KEY") or ""
+            variable = "OPENAI_API_KEY"
         self.base_url = url.rstrip("/")
         _host_port(self.base_url)  # validate early: a bad URL is bad input
-        key = api_key or os.environ.get("OPENAI_API_KEY") or ""
         if not key:
             if not is_local_url(self.base_url):
-                raise InputError(f"no API key: set OPENAI_API_KEY (needed for {self.base_url})")
+                raise InputError(f"no API key: set {variable} (needed for {self.base_url})")
             key = LOCAL_PLACEHOLDER_KEY
-        self.__key = key  # name-mangled, only put in the session's headers
+        self.__key = key  # name-mangled; handed to the client only
+        if self.azure is not None and not self._api_version():
+            raise InputError("Azure OpenAI needs an API version: api_version in the config's [openai] or OPENAI_API_VERSION")
+        self.organization = organization or None
+        self.project = project or None
         self.deadline = float(deadline)
-        self.attempt_timeout = float(attempt_timeout)
-        self.max_attempts = max(1, int(max_attempts))
+        self.attempt_timeout = min(float(attempt_timeout), self.deadline)
+        self.max_retries = max(0, int(max_retries))
+        self.transport = transport
         self.cache = cache
-        self.limiter = AdaptiveLimiter(initial_concurrency, grow_after=grow_after)
-        self.sleep: Sleep = sleep or asyncio.sleep
-        self.rng = rng or random.Random()
-        self._session: Any = None
-        self.proxy = proxy_for(self.base_url)
-        self.calls = 0  # HTTP attempts made (for tests and the bench)
+        self._client: openai.AsyncOpenAI | None = None
+        self.calls = 0  # HTTP attempts made, retries included (for tests and the bench)
 
     # ------------------------------------------------------------------ basics
 
@@ -297,26 +229,61 @@ class OpenAIBackend(Backend):
         return f"OpenAIBackend(model={self.spec.name!r}, base_url={self.base_url!r})"
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": "openai", "model": self.spec.name, "base_url": self.base_url}
+        out: dict[str, Any] = {"kind": "openai", "model": self.spec.name, "base_url": self.base_url}
+        if self.azure is not None:
+            out.update(azure_deployment=self.azure.deployment or self.spec.name, api_version=self._api_version())
+        return out
 
-    def _get_session(self) -> Any:
-        if self._session is None:
-            import aiohttp
+    def _api_version(self) -> str:
+        assert self.azure is not None
+        return self.azure.api_version or os.environ.get("OPENAI_API_VERSION", "")
 
-            self._session = aiohttp.ClientSession(
-                connector=aiohttp.TCPConnector(limit=0),
-                headers={"Authorization": f"Bearer {self.__key}", "Content-Type": "application/json"},
-            )
-        return self._session
+    async def _count_attempt(self, request: httpx2.Request) -> None:
+        self.calls += 1
+        counter = _ATTEMPTS.get(None)
+        if counter is not None:
+            counter[0] += 1
+
+    def _http_client(self) -> httpx2.AsyncClient:
+        """The SDK's own HTTP client on the chosen transport, counting attempts."""
+        hooks = {"request": [self._count_attempt]}
+        if self.transport == "aiohttp":
+            return openai.DefaultAioHttpClient(event_hooks=hooks)
+        return openai.DefaultAsyncHttpxClient(event_hooks=hooks)
+
+    def client(self) -> openai.AsyncOpenAI:
+        """The SDK client, made by ``preflight`` or else on first use."""
+        if self._client is None:
+            self._client = self._make_client()
+        return self._client
+
+    def _make_client(self) -> openai.AsyncOpenAI:
+        common: dict[str, Any] = dict(
+            api_key=self.__key, organization=self.organization, project=self.project,
+            timeout=httpx2.Timeout(self.attempt_timeout, connect=min(self.attempt_timeout, 10.0)),
+            max_retries=self.max_retries, http_client=self._http_client(),
+        )
+        if self.azure is not None:
+            return openai.AsyncAzureOpenAI(
+                azure_endpoint=self.base_url, azure_deployment=self.azure.deployment or None,
+                api_version=self._api_version() or None, **common)
+        return openai.AsyncOpenAI(base_url=self.base_url, **common)
 
     async def aclose(self) -> None:
-        session, self._session = self._session, None
-        if session is not None:
-            await session.close()
+        client, self._client = self._client, None
+        if client is not None:
+            await client.close()
         if self.cache is not None:
             self.cache.flush()  # replies it holds back to write in batches
 
     async def preflight(self) -> None:
+        """A TCP connect to the server, no request: a wrong port is bad input before the run exists.
+
+        The client is made here too, in a worker thread: making it loads the system's CA
+        certificates (170 ms of blocking work here), which on the event loop would stall the
+        inspector and delay a run's first calls."""
+        if self._client is None:
+            self._client = await asyncio.to_thread(self._make_client)
         host, port = _host_port(self.base_url)
         try:
             _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), PREFLIGHT_TIMEOUT)
@@ -336,7 +303,7 @@ class OpenAIBackend(Backend):
     def _params(self, request: CallRequest) -> dict[str, Any]:
         params = dict(request.step.params)
         params.setdefault("temperature", 0)
-        for forbidden in ("model", "messages", "stream"):
+        for forbidden in ("model", "messages", "stream", "stream_options"):
             params.pop(forbidden, None)
         return params
 
@@ -368,130 +335,94 @@ class OpenAIBackend(Backend):
             hit = self.cache.get(parts)
             if hit is not None and isinstance(hit.get("text"), str):
                 usage = {k: int(v) for k, v in (hit.get("usage") or {}).items() if isinstance(v, int)}
-                return Completion(text=hit["text"], usage=usage, latency=time.perf_counter() - t0, cached=True)
-        completion = await self._call_with_retries(messages, params)
+                if request.on_text is not None and hit["text"]:
+                    request.on_text(hit["text"])
+                return Completion(text=hit["text"], usage=usage, latency=time.perf_counter() - t0, cached=True,
+                                  finish_reason=str(hit.get("finish_reason", "")))
+        completion = await self._call(messages, params, request.on_text)
         if self.cache is not None and parts is not None:
-            self.cache.put(parts, {"text": completion.text, "usage": completion.usage})
+            self.cache.put(parts, {"text": completion.text, "usage": completion.usage,
+                                   "finish_reason": completion.finish_reason})
         return completion
 
-    async def _call_with_retries(self, messages: list[dict[str, str]], params: dict[str, Any]) -> Completion:
-        loop = asyncio.get_running_loop()
-        started: float | None = None
-        last = "no attempt made"
-        for attempt in range(1, self.max_attempts + 1):
-            if started is None:
-                permit = await self.limiter.acquire()
-                started = loop.time()
-            else:
-                remaining = self.deadline - (loop.time() - started)
-                if remaining <= 0:
-                    raise self._deadline_error(attempt - 1, last)
-                try:
-                    permit = await asyncio.wait_for(self.limiter.acquire(), remaining)
-                except asyncio.TimeoutError:
-                    raise self._deadline_error(attempt - 1, last) from None
-            try:
-                remaining = self.deadline - (loop.time() - started)
-                if remaining <= 0:
-                    raise self._deadline_error(attempt - 1, last)
-                budget = min(self.attempt_timeout, remaining)
-                try:
-                    completion = await self._attempt(messages, params, budget)
-                except _Retry as retry:
-                    if retry.rate_limited:
-                        self.limiter.on_rate_limited(permit)
-                    last = str(retry)
-                    wait = retry.wait
-                else:
-                    self.limiter.on_success()
-                    return completion
-            finally:
-                self.limiter.release()
-            if attempt >= self.max_attempts:
-                break
-            if wait is None:
-                wait = self._backoff(attempt)
-            remaining = self.deadline - (loop.time() - started)
-            if wait >= remaining:
-                raise self._deadline_error(attempt, last, waiting=wait)
-            await self.sleep(wait)
-        plural = "s" if self.max_attempts != 1 else ""
-        raise BackendError(f"gave up after {self.max_attempts} attempt{plural}: {last}", transient=True)
-
-    def _backoff(self, attempt: int) -> float:
-        """Exponential backoff with jitter: attempt 1 -> ~0.5 s, 2 -> ~1 s, ... capped."""
-        ceiling = min(BACKOFF_CAP, BACKOFF_BASE * (2 ** (attempt - 1)))
-        return ceiling * (0.5 + 0.5 * self.rng.random())
-
-    def _deadline_error(self, attempts: int, last: str, waiting: float | None = None) -> BackendError:
-        detail = f"{attempts} attempt{'s' if attempts != 1 else ''}; last: {last}"
-        if waiting is not None:
-            detail += f"; next retry due in {waiting:.1f}s"
-        return BackendError(f"deadline {self.deadline:g}s exceeded ({detail})", transient=True)
-
-    async def _attempt(self, messages: list[dict[str, str]], params: dict[str, Any], budget: float) -> Completion:
-        import aiohttp
-
-        session = self._get_session()
-        payload = json.dumps({"model": self.spec.name, "messages": messages, **params}, ensure_ascii=False)
-        self.calls += 1
+    async def _call(self, messages: list[dict[str, str]], params: dict[str, Any],
+                    on_text: Callable[[str], None] | None) -> Completion:
+        """One call, the SDK's retries included, within the overall deadline; every failure a BackendError."""
         t0 = time.perf_counter()
+        attempts = [0]
+        _ATTEMPTS.set(attempts)
+        call = self._stream(messages, params, on_text) if on_text is not None else self._whole(messages, params)
         try:
-            async with session.post(self.base_url + "/chat/completions", data=payload.encode("utf-8"),
-                                    timeout=aiohttp.ClientTimeout(total=budget), proxy=self.proxy) as response:
-                status, headers = response.status, response.headers
-                body = await response.text(errors="replace")
+            text, usage, finish_reason = await asyncio.wait_for(call, self.deadline)
         except asyncio.TimeoutError:
-            raise _Retry(f"no reply within {budget:.1f}s") from None
-        except aiohttp.ClientError as exc:
-            raise _Retry(f"connection error: {_one_line(f'{type(exc).__name__}: {exc}')}") from None
-        if status >= 300:
-            self._raise_for_status(status, headers, body)
-        latency = time.perf_counter() - t0
-        return Completion(*self._parse_body(body), latency=latency)
+            raise BackendError(f"deadline {self.deadline:g}s exceeded (retries included)", transient=True) from None
+        except openai.APIStatusError as exc:
+            raise self._status_error(exc, attempts[0]) from None
+        except openai.APITimeoutError as exc:
+            cause = exc.__cause__
+            detail = f" ({_one_line(f'{type(cause).__name__}: {cause}', 200)})" if cause is not None else ""
+            raise BackendError(f"{gave_up(attempts[0])}: no reply within {self.attempt_timeout:g}s{detail}",
+                               transient=True) from None
+        except openai.APIConnectionError as exc:
+            cause = exc.__cause__ or exc
+            raise BackendError(f"{gave_up(attempts[0])}: connection error: "
+                               f"{_one_line(f'{type(cause).__name__}: {cause}')}", transient=True) from None
+        except openai.APIResponseValidationError as exc:
+            raise BackendError(f"malformed reply: {_one_line(exc.message, 200)}") from None
+        except openai.APIError as exc:  # an error event inside a stream
+            raise BackendError(f"server error in the reply: {_one_line(exc.message, 200)}") from None
+        except ValueError as exc:  # a 200 whose body is not JSON
+            raise BackendError(f"malformed reply: not JSON ({_one_line(exc, 120)})") from None
+        return Completion(text=text, usage=usage, latency=time.perf_counter() - t0, finish_reason=finish_reason)
 
     @staticmethod
-    def _raise_for_status(status: int, headers: Mapping[str, str], body: str) -> None:
-        """A retry for 429, 408 and 5xx; a BackendError that retrying cannot mend for the rest."""
-        try:
-            data: Any = json.loads(body)
-        except ValueError:
-            data = body
-        message = f"HTTP {status}: {_server_message(data)}"
-        if status == 429:
-            raise _Retry(message, wait=parse_retry_after(headers), rate_limited=True)
-        if status in RETRY_STATUSES or status >= 500:
-            raise _Retry(message, wait=parse_retry_after(headers) if status == 503 else None)
-        raise BackendError(message, transient=False)
+    def _status_error(exc: openai.APIStatusError, attempts: int) -> BackendError:
+        status = exc.status_code
+        message = f"HTTP {status}: {_server_message(exc.body if exc.body is not None else exc.response.text)}"
+        if status in RETRIED_STATUSES or status >= 500:
+            wait = exc.response.headers.get("retry-after")
+            if wait is not None:
+                message += f" (Retry-After: {_one_line(wait, 40)})"
+            return BackendError(f"{gave_up(attempts)}: {message}", transient=True)
+        return BackendError(message, transient=False)
 
-    @staticmethod
-    def _parse_body(body: str) -> tuple[str, dict[str, int]]:
-        try:
-            data = json.loads(body)
-        except ValueError as exc:
-            raise BackendError(f"malformed reply: not JSON ({exc}): {_one_line(body, 120)!r}") from None
-        if not isinstance(data, dict):
-            raise BackendError(f"malformed reply: expected a JSON object, got {type(data).__name__}")
-        choices = data.get("choices")
-        if not isinstance(choices, list) or not choices:
-            if isinstance(data.get("error"), Mapping):  # some servers send errors with status 200
-                raise BackendError(f"malformed reply: error in a 200 reply: {_server_message(data['error'])}")
-            raise BackendError("malformed reply: no choices")
-        first = choices[0]
-        message = first.get("message") if isinstance(first, Mapping) else None
-        content = message.get("content") if isinstance(message, Mapping) else None
-        if not isinstance(content, str):
-            reason = "no choices[0].message.content"
-            if isinstance(message, Mapping) and message.get("refusal"):
-                reason += f" (refusal: {_one_line(message['refusal'], 120)})"
-            elif isinstance(message, Mapping) and message.get("tool_calls"):
-                reason += " (the model answered with tool calls)"
-            raise BackendError(f"malformed reply: {reason}")
+    def _body(self, messages: list[dict[str, str]], params: dict[str, Any]) -> dict[str, Any]:
+        return {"model": self.spec.name, "messages": messages, **params}
+
+    async def _whole(self, messages: list[dict[str, str]], params: dict[str, Any]) -> tuple[str, dict[str, int], str]:
+        reply = await self.client().post("/chat/completions", body=self._body(messages, params), cast_to=ChatCompletion)
+        text, finish_reason = _content(reply)
+        return text, _usage(getattr(reply, "usage", None)), finish_reason
+
+    async def _stream(self, messages: list[dict[str, str]], params: dict[str, Any],
+                      on_text: Callable[[str], None]) -> tuple[str, dict[str, int], str]:
+        """Server-sent events: every text delta to ``on_text``; usage from the last chunk when
+        the server sends it. A stream that stops before a finish reason is a failure."""
+        body = {**self._body(messages, params), "stream": True, "stream_options": {"include_usage": True}}
+        stream = await self.client().post("/chat/completions", body=body, cast_to=ChatCompletion, stream=True,
+                                          stream_cls=openai.AsyncStream[ChatCompletionChunk])
+        pieces: list[str] = []
         usage: dict[str, int] = {}
-        raw_usage = data.get("usage")
-        if isinstance(raw_usage, Mapping):
-            for key in ("prompt_tokens", "completion_tokens"):
-                value = raw_usage.get(key)
-                if isinstance(value, int) and not isinstance(value, bool):
-                    usage[key] = value
-        return content, usage
+        finish_reason = ""
+        try:
+            async with stream:
+                async for chunk in stream:
+                    if getattr(chunk, "usage", None) is not None:
+                        usage = _usage(chunk.usage)
+                    for choice in getattr(chunk, "choices", None) or []:
+                        if getattr(choice, "index", 0) != 0:
+                            continue
+                        delta = getattr(getattr(choice, "delta", None), "content", None)
+                        if delta:
+                            pieces.append(delta)
+                            on_text(delta)
+                        if getattr(choice, "finish_reason", None):
+                            finish_reason = str(choice.finish_reason)
+        except (openai.APIConnectionError, httpx2.HTTPError, OSError) as exc:  # the SDK retries requests, not streams
+            cause = exc.__cause__ or exc
+            raise BackendError(f"stream broken after {len(pieces)} piece(s): "
+                               f"{_one_line(f'{type(cause).__name__}: {cause}')}", transient=True) from None
+        if not finish_reason:
+            raise BackendError(f"stream broken after {len(pieces)} piece(s): it ended without a finish reason",
+                               transient=True)
+        return "".join(pieces), usage, finish_reason
