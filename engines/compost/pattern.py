@@ -81,11 +81,19 @@ def prologue(tree: Tree) -> tuple[dict[str, str], str]:
     return declared, base
 
 
+def _subtrees(tree: Tree) -> Iterator[Tree]:
+    """Every subtree, depth first (lark's iter_subtrees also deduplicates shared nodes; a parse has none)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(c for c in reversed(node.children) if isinstance(c, Tree))
+
+
 def prefixed_names(tree: Tree) -> list[Token]:
     """Every prefixed name of the query outside its PREFIX declarations, in text order."""
-    body = tree.children[0].children[1:]
-    found = [t for part in body for t in part.scan_values(lambda v: isinstance(v, Token)
-                                                          and v.type in ("PNAME_LN", "PNAME_NS"))]
+    found = [t for part in tree.children[0].children[1:] for sub in _subtrees(part) if sub.data == "iri"
+             for t in sub.children if isinstance(t, Token) and t.type in ("PNAME_LN", "PNAME_NS")]
     return sorted(found, key=lambda t: (t.line or 0, t.column or 0))
 
 
@@ -244,7 +252,7 @@ def _text(node: Tree | Token) -> Iterator[str]:
 
 def features(tree: Tree) -> set[str]:
     found: set[str] = set()
-    for sub in tree.iter_subtrees():
+    for sub in _subtrees(tree):
         name = RULE_FEATURES.get(sub.data)
         if name:
             found.add(name)
@@ -258,10 +266,12 @@ def features(tree: Tree) -> set[str]:
     return found
 
 
-def read_structure(tree: Tree, prefixes: dict[str, str]) -> Structure:
-    """The query's form, projection, basic graph pattern and features; ``prefixes`` must bind every prefix used."""
+def read_structure(tree: Tree, prefixes: dict[str, str], heading: tuple[dict[str, str], str] | None = None,
+                   names: list[Token] | None = None) -> Structure:
+    """The query's form, projection, basic graph pattern and features; ``prefixes`` must bind every prefix used.
+    ``heading`` and ``names`` are ``prologue(tree)`` and ``prefixed_names(tree)`` when the caller has them."""
     query = tree.children[0]
-    declared, base = prologue(tree)
+    declared, base = heading or prologue(tree)
     reader = _Reader({**prefixes, **declared}, base)
     body = query.children[1]
     form = FORMS[body.data]
@@ -284,4 +294,5 @@ def read_structure(tree: Tree, prefixes: dict[str, str]) -> Structure:
         found.add("VALUES")
     if form != "SELECT":
         found.add(form)
-    return Structure(form, projection, triples, found, prefixed_names(tree), declared)
+    return Structure(form, projection, triples, found, names if names is not None else prefixed_names(tree),
+                     declared)
