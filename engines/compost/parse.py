@@ -28,7 +28,7 @@ from functools import lru_cache
 from lark import Token, Tree
 
 from engines.compost.grammar import SparqlSyntaxError, parse_tree
-from engines.compost.pattern import Triple, features, prefixed_names, prologue, read_structure
+from engines.compost.pattern import Triple, features, prologue, read_structure, survey
 from engines.compost.prefixes import ALIASES, AUTHORS, BOUND, declarations
 
 EXTRACT = ("strict", "lenient")
@@ -89,7 +89,8 @@ def _query(query: str, aliases: bool) -> Parsed | QueryError:
     tree = _tree(query)
     if isinstance(tree, SparqlSyntaxError):
         return QueryError(f"not SPARQL: {tree}")
-    used = prefixed_names(tree)
+    surveyed = survey(tree)
+    used = surveyed[1]
     heading = prologue(tree)
     declared = heading[0]
     unbound = [t for t in used if _prefix(t) not in declared and _prefix(t) not in BOUND]
@@ -98,7 +99,7 @@ def _query(query: str, aliases: bool) -> Parsed | QueryError:
         return QueryError(f"undeclared prefix {_prefix(first)}: at line {first.line}, column {first.column} "
                           f"(bound without a declaration: {', '.join(sorted(AUTHORS))} and rdflib's defaults)")
     table = {**BOUND, **ALIASES} if aliases else BOUND
-    structure = read_structure(tree, table, heading, used)
+    structure = read_structure(tree, table, heading, surveyed)
     needed = {_prefix(t) for t in used} - set(declared)
     executable = declarations(needed, table) + query if needed else query
     forbidden = sorted(FORBIDDEN_FEATURES[f] for f in structure.features if f in FORBIDDEN_FEATURES)
