@@ -152,7 +152,7 @@ def test_cli_score_from_files(tmp_path, capsys):
     verdict = json.loads(capsys.readouterr().out)
     assert verdict["status"] == "correct" and verdict["scores"]["C"] == 100.0
     assert main(["score", "rgp", "--item", str(tmp_path / "item.json"), "--output", str(tmp_path / "reply.txt")]) == 0
-    assert json.loads(capsys.readouterr().out)["status"] == "error"  # not run: scoring never runs programs
+    assert json.loads(capsys.readouterr().out)["status"] == "correct"  # the program's run step is executed
 
 
 async def test_sim_replies_cover_every_profile():

@@ -35,7 +35,7 @@ INVERSES = {**dict(INVERSE_PAIRS), **{b: a for a, b in INVERSE_PAIRS}}
 SEMANTIC_FEATURES = {"FILTER", "OPTIONAL", "UNION", "MINUS", "BIND", "VALUES", "GRAPH", "SERVICE", "GROUP",
                      "HAVING", "AGGREGATE", "SUBQUERY", "PATH", "EXPRESSION", "ASK", "CONSTRUCT", "DESCRIBE",
                      "LIMIT", "OFFSET", "FROM"}
-MAX_STEPS = 200_000
+MAX_STEPS = 20_000  # search nodes per alignment
 POSITION, INVERTED, PARAPHRASE, UNMATCHED = 4, 2, 1, 8
 MAX_DIFFERENT = 2
 SELECT = "<select>"  # the pseudo-triple's subject and predicate: (SELECT, SELECT, ?answer)
@@ -159,15 +159,24 @@ def align(output: list[Triple], gold: list[Triple], projection: list[str] | None
     """The least-cost alignment of ``output`` onto ``gold`` (see the module docstring)."""
     outs = list(dict.fromkeys(output))
     golds = list(dict.fromkeys(gold))
-    if projection is not None and len(projection) == 1 and _is_var(projection[0]):
-        outs.append((SELECT, SELECT, projection[0]))
+    single = projection is not None and len(projection) == 1 and _is_var(projection[0])
+    same = mapping(outs, golds, {projection[0]: ANSWER} if single else None)  # type: ignore[index]
+    if same is not None:  # isomorphic: the zero-cost alignment, no search needed
+        return Alignment(tuple(Pair(tuple(same.get(t, t) for t in o), o, 0) for o in outs),  # type: ignore[misc]
+                         same, 0, True)
+    if single:
+        outs.append((SELECT, SELECT, projection[0]))  # type: ignore[index]
         golds.append((SELECT, SELECT, ANSWER))
-    bounds = [min([_optimistic(o, g) for o in outs] + [UNMATCHED]) for g in golds]
+    optimistic = [[min(_optimistic(o, g), UNMATCHED) for o in outs] for g in golds]
     order = sorted(range(len(golds)), key=lambda k: (-sum(not _is_var(t) for t in golds[k]), k))
-    rest_bound = [sum(bounds[k] for k in order[i:]) for i in range(len(order) + 1)]
     best: dict = {"cost": None, "pairs": None, "env": None}
     steps = 0
     exact = True
+
+    def bound(i: int, free: frozenset[int]) -> int:
+        """A lower bound of what the gold triples from ``order[i]`` on and the free outputs still cost."""
+        rest = sum(min([optimistic[k][j] for j in free] + [UNMATCHED]) for k in order[i:])
+        return rest + max(0, len(free) - (len(order) - i)) * UNMATCHED
 
     def search(i: int, cost: int, env: dict[str, str], used: set[str], free: frozenset[int], pairs: list) -> None:
         nonlocal steps, exact
@@ -175,8 +184,7 @@ def align(output: list[Triple], gold: list[Triple], projection: list[str] | None
         if steps > MAX_STEPS:
             exact = False
             return
-        surplus = max(0, len(free) - (len(order) - i)) * UNMATCHED
-        if best["cost"] is not None and cost + rest_bound[i] + surplus >= best["cost"]:
+        if best["cost"] is not None and cost + bound(i, free) >= best["cost"]:
             return
         if i == len(order):
             total = cost + len(free) * UNMATCHED
@@ -187,8 +195,9 @@ def align(output: list[Triple], gold: list[Triple], projection: list[str] | None
         g = golds[order[i]]
         options = []
         for j in free:
-            for way in _pair_cost(outs[j], g, env, used):
-                options.append((way[0], j, way))
+            if optimistic[order[i]][j] < UNMATCHED:
+                for way in _pair_cost(outs[j], g, env, used):
+                    options.append((way[0], j, way))
         for c, j, (_, inverted, paraphrase, bind) in sorted(options, key=lambda x: (x[0], x[1])):
             e = {**env, **dict(bind)}
             search(i + 1, cost + c, e, used | {b for _, b in bind}, free - {j},

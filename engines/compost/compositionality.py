@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Sequence
 
 from engines.compost.patterns import sub_patterns
@@ -64,9 +65,11 @@ class Counts:
         setattr(self, cls, getattr(self, cls) + 1)
 
 
-def lattice(base_depth: int, base_breadth: int) -> list[Edges]:
-    """Every sub-pattern of a base shape as its set of ``branch.level`` edge ids."""
-    return [frozenset(f"{b}.{lvl}" for b, lvl in sp.edges) for sp in sub_patterns(base_depth, base_breadth)]
+@lru_cache(maxsize=None)
+def lattice(base_depth: int, base_breadth: int) -> tuple[tuple[Edges, tuple[Edges, ...]], ...]:
+    """Every sub-pattern of a base shape as its set of ``branch.level`` edge ids, with its strict sub-patterns."""
+    nodes = [frozenset(f"{b}.{lvl}" for b, lvl in sp.edges) for sp in sub_patterns(base_depth, base_breadth)]
+    return tuple((n, tuple(d for d in nodes if d < n)) for n in nodes)
 
 
 def _with_edges(results: Sequence[ItemResult]) -> dict[str, list[ItemResult]]:
@@ -94,10 +97,10 @@ def authors_counts(results: Sequence[ItemResult]) -> dict[str, Counts]:
         meta = group[0].item.meta
         seen = {frozenset(r.item.meta["edges"]): r for r in group}
         nodes = lattice(int(meta["base_depth"]), int(meta["base_breadth"]))
-        f1 = {e: float(seen[e].scores.get("f1", 0.0)) if e in seen else MISSING_F1 for e in nodes}
-        split = {e: str(seen[e].item.meta.get("split")) if e in seen else MISSING_SPLIT for e in nodes}
-        for node in nodes:
-            cls = authors_class(f1[node], [(d, f1[d]) for d in nodes if d < node], node)
+        f1 = {e: float(seen[e].scores.get("f1", 0.0)) if e in seen else MISSING_F1 for e, _ in nodes}
+        split = {e: str(seen[e].item.meta.get("split")) if e in seen else MISSING_SPLIT for e, _ in nodes}
+        for node, below in nodes:
+            cls = authors_class(f1[node], [(d, f1[d]) for d in below], node)
             counts["all"].add(cls)
             counts.setdefault(split[node], Counts()).add(cls)
     return counts

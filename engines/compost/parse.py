@@ -28,7 +28,7 @@ from functools import lru_cache
 from lark import Token, Tree
 
 from engines.compost.grammar import SparqlSyntaxError, parse_tree
-from engines.compost.pattern import Triple, features, prefixed_names, prologue, read_structure
+from engines.compost.pattern import Triple, features, prologue, read_structure, survey
 from engines.compost.prefixes import ALIASES, AUTHORS, BOUND, declarations
 
 EXTRACT = ("strict", "lenient")
@@ -76,20 +76,30 @@ def _prefix(token: Token) -> str:
 
 
 @lru_cache(maxsize=8192)
-def _query(query: str, aliases: bool) -> Parsed | QueryError:
+def _tree(text: str) -> Tree | SparqlSyntaxError:
+    """The parse tree or the syntax error (cached: a run reads each reply and gold query several times)."""
     try:
-        tree = parse_tree(query)
+        return parse_tree(text)
     except SparqlSyntaxError as exc:
-        return QueryError(f"not SPARQL: {exc}")
-    used = prefixed_names(tree)
-    declared = prologue(tree)[0]
+        return exc
+
+
+@lru_cache(maxsize=8192)
+def _query(query: str, aliases: bool) -> Parsed | QueryError:
+    tree = _tree(query)
+    if isinstance(tree, SparqlSyntaxError):
+        return QueryError(f"not SPARQL: {tree}")
+    surveyed = survey(tree)
+    used = surveyed[1]
+    heading = prologue(tree)
+    declared = heading[0]
     unbound = [t for t in used if _prefix(t) not in declared and _prefix(t) not in BOUND]
     if unbound and not (aliases and all(_prefix(t) in ALIASES for t in unbound)):
         first = next(t for t in unbound if not aliases or _prefix(t) not in ALIASES)
         return QueryError(f"undeclared prefix {_prefix(first)}: at line {first.line}, column {first.column} "
                           f"(bound without a declaration: {', '.join(sorted(AUTHORS))} and rdflib's defaults)")
     table = {**BOUND, **ALIASES} if aliases else BOUND
-    structure = read_structure(tree, table)
+    structure = read_structure(tree, table, heading, surveyed)
     needed = {_prefix(t) for t in used} - set(declared)
     executable = declarations(needed, table) + query if needed else query
     forbidden = sorted(FORBIDDEN_FEATURES[f] for f in structure.features if f in FORBIDDEN_FEATURES)
@@ -114,18 +124,11 @@ def _offset(text: str, line: int, column: int) -> int:
 
 def longest_query(text: str) -> str | None:
     """``text`` if it is a query, else its part up to where the grammar stopped, if that is one."""
-    try:
-        parse_tree(text)
+    found = _tree(text)
+    if not isinstance(found, SparqlSyntaxError):
         return text
-    except SparqlSyntaxError as exc:
-        cut = text[:_offset(text, exc.line, exc.column)].rstrip()
-    if not cut:
-        return None
-    try:
-        parse_tree(cut)
-        return cut
-    except SparqlSyntaxError:
-        return None
+    cut = text[:_offset(text, found.line, found.column)].rstrip()
+    return cut if cut and not isinstance(_tree(cut), SparqlSyntaxError) else None
 
 
 def candidates(reply: str) -> list[str]:
@@ -181,13 +184,20 @@ def parse_reply(reply: str, extract: str = "strict") -> Parsed:
     return result
 
 
+@lru_cache(maxsize=8192)
+def _forbidden(text: str) -> tuple[str, ...]:
+    parsed = _query(text, False)
+    if isinstance(parsed, Parsed):
+        return tuple(parsed.forbidden)
+    tree = _tree(text)
+    if isinstance(tree, SparqlSyntaxError):
+        word = _WORD.match(text, _offset(text, tree.line, tree.column))
+        found = word.group().upper() if word else ""
+        return (f"an update ({found})",) if found in UPDATES else ()
+    return tuple(sorted(FORBIDDEN_FEATURES[f] for f in features(tree) if f in FORBIDDEN_FEATURES))
+
+
 def forbidden_clauses(text: str) -> list[str]:
     """What in this text a read-only endpoint must refuse: SERVICE and FROM in a query, or the update
     keyword where the query grammar stops (updates are not queries)."""
-    try:
-        tree = parse_tree(text)
-    except SparqlSyntaxError as exc:
-        word = _WORD.match(text, _offset(text, exc.line, exc.column))
-        found = word.group().upper() if word else ""
-        return [f"an update ({found})"] if found in UPDATES else []
-    return sorted(FORBIDDEN_FEATURES[f] for f in features(tree) if f in FORBIDDEN_FEATURES)
+    return list(_forbidden(text))

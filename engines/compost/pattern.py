@@ -81,12 +81,34 @@ def prologue(tree: Tree) -> tuple[dict[str, str], str]:
     return declared, base
 
 
-def prefixed_names(tree: Tree) -> list[Token]:
-    """Every prefixed name of the query outside its PREFIX declarations, in text order."""
-    body = tree.children[0].children[1:]
-    found = [t for part in body for t in part.scan_values(lambda v: isinstance(v, Token)
-                                                          and v.type in ("PNAME_LN", "PNAME_NS"))]
-    return sorted(found, key=lambda t: (t.line or 0, t.column or 0))
+def survey(tree: Tree) -> tuple[set[str], list[Token]]:
+    """One pass over the tree: the features its rules add, and every prefixed name outside the prologue
+    (in text order)."""
+    found: set[str] = set()
+    names: list[Token] = []
+    stack = list(tree.children[0].children[1:])
+    while stack:
+        node = stack.pop()
+        name = RULE_FEATURES.get(node.data)
+        if name:
+            found.add(name)
+        elif node.data == "group_or_union_graph_pattern" and len(node.children) > 1:
+            found.add("UNION")
+        elif node.data == "projection" and len(node.children) > 1:
+            found.add("EXPRESSION")
+        for child in node.children:
+            if isinstance(child, Tree):
+                stack.append(child)
+            elif child.type in ("PNAME_LN", "PNAME_NS"):
+                names.append(child)
+            elif child.type in ("DISTINCT", "REDUCED") and node.data == "select_clause":
+                found.add(child.type)
+    names.sort(key=lambda t: (t.line or 0, t.column or 0))
+    return found, names
+
+
+def features(tree: Tree) -> set[str]:
+    return survey(tree)[0]
 
 
 class _Reader:
@@ -242,26 +264,12 @@ def _text(node: Tree | Token) -> Iterator[str]:
             yield from _text(child)
 
 
-def features(tree: Tree) -> set[str]:
-    found: set[str] = set()
-    for sub in tree.iter_subtrees():
-        name = RULE_FEATURES.get(sub.data)
-        if name:
-            found.add(name)
-        elif sub.data == "group_or_union_graph_pattern" and len(sub.children) > 1:
-            found.add("UNION")
-        elif sub.data == "select_clause":
-            found.update(str(t).upper() for t in sub.children if isinstance(t, Token) and t.type in ("DISTINCT",
-                                                                                                  "REDUCED"))
-        elif sub.data == "projection" and len(sub.children) > 1:
-            found.add("EXPRESSION")
-    return found
-
-
-def read_structure(tree: Tree, prefixes: dict[str, str]) -> Structure:
-    """The query's form, projection, basic graph pattern and features; ``prefixes`` must bind every prefix used."""
+def read_structure(tree: Tree, prefixes: dict[str, str], heading: tuple[dict[str, str], str] | None = None,
+                   surveyed: tuple[set[str], list[Token]] | None = None) -> Structure:
+    """The query's form, projection, basic graph pattern and features; ``prefixes`` must bind every prefix used.
+    ``heading`` and ``surveyed`` are ``prologue(tree)`` and ``survey(tree)`` when the caller has them."""
     query = tree.children[0]
-    declared, base = prologue(tree)
+    declared, base = heading or prologue(tree)
     reader = _Reader({**prefixes, **declared}, base)
     body = query.children[1]
     form = FORMS[body.data]
@@ -279,9 +287,10 @@ def read_structure(tree: Tree, prefixes: dict[str, str]) -> Structure:
         reader.group(where.children[-1], triples)
     elif form == "CONSTRUCT":
         reader.features.add("CONSTRUCT")
-    found = features(tree) | reader.features
+    rule_features, names = surveyed or survey(tree)
+    found = rule_features | reader.features
     if query.children[2].children:
         found.add("VALUES")
     if form != "SELECT":
         found.add(form)
-    return Structure(form, projection, triples, found, prefixed_names(tree), declared)
+    return Structure(form, projection, triples, found, names, declared)

@@ -36,10 +36,10 @@ def split_metrics(run: RunResults) -> dict[str, float]:
     return metrics
 
 
-def counts_table(run: RunResults) -> Table:
-    """The authors' compositionality counts per split, with the F1 each gives and the prose reading's F1."""
+def counts_table(run: RunResults, metrics: dict[str, float]) -> Table:
+    """The authors' compositionality counts per split, with the F1 each gives and the prose reading's F1
+    (``metrics``: the run's ``split_metrics``)."""
     counts = authors_counts(scored(run.results))
-    metrics = split_metrics(run)
     rows = []
     for split in ("all", *SPLITS):
         c = counts[split]
@@ -129,6 +129,6 @@ def aggregate(run: RunResults, against: Sequence[RunResults] = ()) -> Report:
                   {f"d{row[0]} " + col: float(cell.split()[0]) for row in heat.rows
                    for col, cell in zip(heat.columns[1:], row[1:]) if cell != "-"}, unit="F1")
     return Report(metrics=metrics,
-                  tables=[table1([run, *against]), counts_table(run), heat, figure5(run),
+                  tables=[table1([run, *against]), counts_table(run, metrics), heat, figure5(run),
                           tag_table("Tags", "Items per error tag", run.results, TAXONOMY)],
                   charts=[chart], notes=notes)

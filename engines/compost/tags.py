@@ -8,7 +8,7 @@ variable names, gold triples with the gold's.
 
 from __future__ import annotations
 
-from engines.compost.compare import ANSWER, SEMANTIC_FEATURES, Alignment, Pair, align
+from engines.compost.compare import ANSWER, PARAPHRASE, SEMANTIC_FEATURES, Alignment, Pair, align
 from engines.compost.parse import Parsed
 from engines.compost.pattern import RDF_TYPE, Triple
 from engines.core import Tag, TagType
@@ -73,9 +73,10 @@ def pair_tags(pair: Pair, renaming: dict[str, str]) -> list[Tag]:
     s, p, obj = (o[2], o[1], o[0]) if pair.inverted else o
     tags: list[Tag] = []
     if pair.paraphrase:
+        same = "the same fact read the other way" if pair.cost == PARAPHRASE else "read the other way"
         tags.append(tag("wrong_property", f"{_where(pair)}: an inverse-property paraphrase ({short(p)} is the "
-                                          f"inverse of {short(g[1])}), the same fact read the other way"))
-    elif pair.inverted:
+                                          f"inverse of {short(g[1])}), {same}"))
+    elif pair.inverted and p == g[1]:
         tags.append(tag("inverted_direction", f"{_where(pair)}: subject and object swapped"))
     if g[1] == TYPE:
         if obj != g[2]:
