@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from engines.core import Item, Step
 
@@ -35,6 +35,9 @@ class CallRequest:
     step_index: int
     outputs: tuple[str, ...]
     attempt: int = 0
+    # When set, the backend streams and calls it with each text delta as it arrives;
+    # when None it may make a non-streaming request.
+    on_text: Callable[[str], None] | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -43,6 +46,7 @@ class Completion:
     usage: dict[str, int] = field(default_factory=dict)
     latency: float = 0.0
     cached: bool = False
+    finish_reason: str = ""  # "stop", "length", ... as the server or llama.cpp reports it; "" when unknown
 
 
 class BackendError(Exception):
