@@ -8,9 +8,11 @@ that a reader sees at once *why* a reply failed, with evidence naming the span:
 
 * ``prompt_echo``: lines of the reply that are lines of the prompt, verbatim, adding up to
   ``ECHO_MIN_CHARS`` or more and to at least ``ECHO_MIN_SHARE`` of the reply;
-* ``repetition_loop``: one span (``LOOP_MIN_UNIT`` characters or more) repeated back to back
-  ``LOOP_MIN_REPEATS`` times or more (``LOOP_CUT_REPEATS`` when the loop runs into the end of
-  a reply that was cut at the cap, the usual shape of a degenerate loop);
+* ``repetition_loop``: the reply ends in one span (``LOOP_MIN_UNIT`` to ``LOOP_MAX_UNIT``
+  characters) repeated back to back ``LOOP_MIN_REPEATS`` times or more, ``LOOP_CUT_REPEATS``
+  when the reply was cut at the cap: degenerate decoding loops until the reply ends, so the
+  end is where a loop is looked for (a block written twice mid-program is the engine's
+  own structural tagger's business);
 * ``empty_reply``: nothing but whitespace;
 * ``truncated``: the backend reported finish reason ``length`` (the reply hit ``max_tokens``);
 * ``other_script``: a run of ``SCRIPT_MIN_RUN`` or more letters of a script the prompt does
@@ -28,6 +30,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Mapping, Sequence
 
 from engines.core import Tag, TagType
@@ -57,7 +60,6 @@ LOOP_MIN_REPEATS = 8
 LOOP_CUT_REPEATS = 4
 LOOP_TAIL = 6_000  # characters at the end of a reply searched for a loop (loops run to the end)
 SCRIPT_MIN_RUN = 3
-_LOOP = re.compile(r"(.{%d,%d}?)\1{%d,}" % (LOOP_MIN_UNIT, LOOP_MAX_UNIT, LOOP_CUT_REPEATS - 1), re.DOTALL)
 _LETTERS = re.compile(r"[^\W\d_]{%d,}" % SCRIPT_MIN_RUN)
 
 
@@ -112,32 +114,46 @@ def _echo(reply: Reply, cut: bool) -> tuple[str, str] | None:
 
 
 def _loop(reply: Reply, cut: bool) -> tuple[str, str] | None:
-    """The longest back-to-back repetition in the reply's tail, if it is a loop."""
-    offset = max(0, len(reply.text) - LOOP_TAIL)
-    tail = reply.text[offset:]
-    best: tuple[int, int, str] | None = None  # (covered characters, start, unit)
-    for m in _LOOP.finditer(tail):
-        unit = m.group(1)
-        if not unit.strip():
+    """The longest back-to-back repetition the reply ends with, if it is a loop.
+
+    For each period ``p`` the run of characters equal to the one ``p`` before them is
+    measured backwards from the end (a binary search over slice comparisons, so a long
+    reply costs microseconds); a unit cut short by the cap is part of the run.
+    """
+    text = reply.text.rstrip()
+    tail = text[-LOOP_TAIL:][::-1]
+    best: tuple[int, int] | None = None  # (covered characters, period)
+    for period in range(LOOP_MIN_UNIT, min(LOOP_MAX_UNIT, len(tail) // 2) + 1):
+        if tail[:period] != tail[period:2 * period]:
+            continue  # not even twice
+        lo, hi = period, len(tail) - period  # the longest l with tail[:l] == tail[period:period + l]
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if tail[:mid] == tail[period:period + mid]:
+                lo = mid
+            else:
+                hi = mid - 1
+        covered = lo + period
+        repeats = covered // period
+        if repeats < (LOOP_CUT_REPEATS if cut else LOOP_MIN_REPEATS) or not tail[:period].strip():
             continue
-        repeats = len(m.group(0)) // len(unit)
-        runs_to_end = not tail[m.end():].strip() or len(tail) - m.end() < len(unit)
-        if repeats < LOOP_MIN_REPEATS and not (cut and runs_to_end):
-            continue
-        if best is None or len(m.group(0)) > best[0]:
-            best = (len(m.group(0)), m.start(), unit)
+        if best is None or covered > best[0] + period:  # a multiple of a shorter unit adds nothing
+            best = (covered, period)
     if best is None:
         return None
-    covered, start, unit = best
-    return REPETITION_LOOP, (f"`{_short(unit.strip())}` repeated {covered // len(unit)} times back to back "
-                             f"from character {offset + start + 1}")
+    covered, period = best
+    unit = text[len(text) - covered:len(text) - covered + period]
+    return REPETITION_LOOP, (f"`{_short(unit.strip())}` repeated {covered // period} times back to back "
+                             f"from character {len(text) - covered + 1} to the end")
 
 
 def _script(reply: Reply, cut: bool) -> tuple[str, str] | None:
-    allowed = {_script_of(ch) for ch in reply.prompt if ch.isalpha()}
+    if reply.text.isascii():
+        return None
+    allowed = {_script_of(ch) for ch in set(reply.prompt) if ch.isalpha()}
     foreign: dict[str, list[str]] = {}
     for m in _LETTERS.finditer(reply.text):
-        scripts = {_script_of(ch) for ch in m.group(0)} - allowed
+        scripts = {_script_of(ch) for ch in set(m.group(0))} - allowed
         if scripts:
             foreign.setdefault(sorted(scripts)[0], []).append(m.group(0))
     if not foreign:
@@ -147,6 +163,7 @@ def _script(reply: Reply, cut: bool) -> tuple[str, str] | None:
     return OTHER_SCRIPT, "letters of a script the prompt does not use: " + "; ".join(parts)
 
 
+@lru_cache(maxsize=4096)
 def _script_of(ch: str) -> str:
     """The script of a letter from its Unicode name (``CYRILLIC SMALL LETTER TE`` -> ``CYRILLIC``)."""
     name = unicodedata.name(ch, "")

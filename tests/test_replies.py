@@ -43,7 +43,7 @@ def test_a_loop_names_the_repeated_span_and_where_it_starts():
     reply = "The answer is " + "x1 ∧ x2 " * 12
     (code, evidence), = observe(Reply(reply, PROMPT, "stop"))
     assert code == "repetition_loop"
-    assert "`x1 ∧ x2` repeated 12 times" in evidence and "from character 14" in evidence  # the space before it starts the unit
+    assert "`x1 ∧ x2` repeated 12 times" in evidence and "from character 14 to the end" in evidence  # the space before it opens the unit
 
 
 def test_a_short_loop_counts_only_when_it_runs_into_the_cap():

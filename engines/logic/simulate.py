@@ -345,7 +345,7 @@ def wrap(text: str, rng: random.Random) -> str:
     if style == 1:
         return f"{rng.choice(_BEFORE)}\n```logic\n{text}\n```"
     if style == 2:
-        return f"{rng.choice(_BEFORE)} {text}"
+        return f"{rng.choice(_BEFORE)}\n\n{text}"
     return f"{rng.choice(_BEFORE)}\n{text}\n{rng.choice(_AFTER)}"
 
 
