@@ -6,8 +6,10 @@ in another script. None of these is an error of the benchmark's own taxonomy, an
 them changes a verdict (the engine's parser and scorer decide that); they are tagged so
 that a reader sees at once *why* a reply failed, with evidence naming the span:
 
-* ``prompt_echo``: lines of the reply that are lines of the prompt, verbatim, adding up to
-  ``ECHO_MIN_CHARS`` or more and to at least ``ECHO_MIN_SHARE`` of the reply;
+* ``prompt_echo``: lines of the reply that are lines of the prompt, verbatim or opening with
+  the same ``ECHO_OPENING`` characters as one (an echo that drifts, or is cut by the cap,
+  further on), adding up to ``ECHO_MIN_CHARS`` or more and to at least ``ECHO_MIN_SHARE`` of
+  the reply;
 * ``repetition_loop``: the reply ends in one span (``LOOP_MIN_UNIT`` to ``LOOP_MAX_UNIT``
   characters) repeated back to back ``LOOP_MIN_REPEATS`` times or more, ``LOOP_CUT_REPEATS``
   when the reply was cut at the cap: degenerate decoding loops until the reply ends, so the
@@ -53,6 +55,7 @@ LABELS = {t.code: t.label for t in TAXONOMY}
 
 ECHO_MIN_LINE = 16  # characters: shorter lines ("Answer:", "x1 ∧ x2") are too common to call an echo
 ECHO_MIN_CHARS = 60
+ECHO_OPENING = 40  # a longer line opening like a prompt line is an echo that drifted (or was cut) later on
 ECHO_MIN_SHARE = 0.3
 LOOP_MIN_UNIT = 3
 LOOP_MAX_UNIT = 200
@@ -104,13 +107,15 @@ def _echo(reply: Reply, cut: bool) -> tuple[str, str] | None:
     prompt_lines = {line.strip() for line in reply.prompt.splitlines() if len(line.strip()) >= ECHO_MIN_LINE}
     if not prompt_lines:
         return None
-    echoed = [line.strip() for line in reply.text.splitlines() if line.strip() in prompt_lines]
+    openings = {line[:ECHO_OPENING] for line in prompt_lines if len(line) >= ECHO_OPENING}
+    echoed = [line.strip() for line in reply.text.splitlines()
+              if line.strip() in prompt_lines or len(line.strip()) >= ECHO_OPENING and line.strip()[:ECHO_OPENING] in openings]
     chars = sum(map(len, echoed))
     total = len("".join(reply.text.split()))
     if chars < ECHO_MIN_CHARS or chars < ECHO_MIN_SHARE * total:
         return None
     return PROMPT_ECHO, (f"{len(echoed)} line(s), {chars} of the reply's {len(reply.text)} characters, repeat the "
-                         f"prompt verbatim, from `{_short(echoed[0])}`")
+                         f"prompt, from `{_short(echoed[0])}`")
 
 
 def _loop(reply: Reply, cut: bool) -> tuple[str, str] | None:

@@ -76,7 +76,7 @@ def test_robogrid_files_an_echoed_prompt_under_autoregressive_echoing():
     verdict = engine.score(item, [prompt], settings, with_views=False, finish_reasons=["length"])
     found = {t.code: t.evidence for t in verdict.tags}
     assert verdict.status == "unparseable"
-    assert "repeat the prompt verbatim" in found["autoregressive_echoing"]
+    assert "repeat the prompt" in found["autoregressive_echoing"]
     assert "truncated" in found and "prompt_echo" not in found
 
 
@@ -84,3 +84,9 @@ def test_the_shared_codes_are_not_in_any_engines_own_taxonomy():
     shared = {t.code for t in replies.TAXONOMY}
     for name in ("dedc", "logic", "compost", "robogrid", "rgp"):
         assert not shared & {t.code for t in get_engine(name).taxonomy()}, name
+
+
+def test_an_echo_that_drifts_after_its_opening_still_counts():
+    long_line = "Your task is to convert the propositional logic formula appearing after [FORMULA] into a"
+    found = dict(observe(Reply(long_line + " poem about the sea\n" + long_line + " song", PROMPT, "length")))
+    assert "2 line(s)" in found["prompt_echo"]
