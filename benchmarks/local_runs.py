@@ -6,7 +6,9 @@ fresh process in a private N2F_HOME, so model loading is part of the figure, as 
 
 Run from the repository root (needs the ``[local]`` extra):
     python benchmarks/local_runs.py [--repeat N] [ENGINE...]
-Prints one line per run and the median wall time per engine, plus how many replies the cap cut.
+Prints one line per run and the median wall time per engine, plus how many replies the cap cut,
+the CPU seconds the run used and the load average while it ran: on a shared machine the wall
+time is the CPU time stretched by everyone else's work, and the load says by how much.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -25,16 +28,22 @@ ROOT = Path(__file__).resolve().parents[1]
 ENGINES = ("dedc", "logic", "compost", "robogrid", "rgp")
 
 
-def one_run(engine: str) -> tuple[float, dict]:
+def cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def one_run(engine: str) -> tuple[float, float, dict]:
+    """(wall seconds, CPU seconds, the run's JSON summary)."""
     with tempfile.TemporaryDirectory() as home:
         env = {**os.environ, "N2F_HOME": home}
-        started = time.monotonic()
+        started, cpu = time.monotonic(), cpu_seconds()
         done = subprocess.run([sys.executable, "-m", "n2f_tui", "run", engine, "-m", "local", "-n", "3", "-j", "1",
                                "--json", "-q"], cwd=ROOT, env=env, capture_output=True, text=True)
-        wall = time.monotonic() - started
+        wall, cpu = time.monotonic() - started, cpu_seconds() - cpu
     if done.returncode != 0:
         raise SystemExit(f"{engine}: exit {done.returncode}: {done.stderr.strip()[-500:]}")
-    return wall, json.loads(done.stdout)
+    return wall, cpu, json.loads(done.stdout)
 
 
 def main() -> None:
@@ -45,12 +54,12 @@ def main() -> None:
     for engine in args.engines:
         walls = []
         for _ in range(args.repeat):
-            wall, summary = one_run(engine)
+            wall, cpu, summary = one_run(engine)
             walls.append(wall)
             replies = summary["replies"]
-            print(f"{engine}: {wall:.1f} s, max_tokens={replies['max_tokens']}, "
-                  f"{replies['truncated']} of {replies['reported']} replies cut by the cap, counts {summary['counts']}",
-                  flush=True)
+            print(f"{engine}: wall {wall:.1f} s, CPU {cpu:.1f} s, load {os.getloadavg()[0]:.1f}, "
+                  f"max_tokens={replies['max_tokens']}, {replies['truncated']} of {replies['reported']} replies cut "
+                  f"by the cap, counts {summary['counts']}", flush=True)
         print(f"{engine}: median wall {statistics.median(walls):.1f} s over {len(walls)} run(s)", flush=True)
 
 

@@ -1,5 +1,13 @@
 """Raw model text -> DEDC assignment expressions, or a parse failure with a position.
 
+Reading policy. The authors' checker (``convert_to_one``) splits the whole reply, with
+backticks and "plaintext" removed, on ``;`` and ``:=``: anything else in it spoils the
+answer. So the strict reading (the default, what the paper's accuracy counts) accepts a
+reply that is nothing but assignments, code fences and whitespace, and fails any other at
+the first character of the rest. ``-s extract=lenient`` (diagnosis only) uses the
+extractor below, which keeps whole assignments found among prose; it never joins parts of
+statements.
+
 The answer language (paper section 2.1) is a sequence of assignments
 ``target := symbol (arg, arg, ...)`` closed by ``result := variable``, separated by
 ``;`` (or one per line). Models wrap it in chat: code fences (```, ```plaintext), an
