@@ -90,3 +90,27 @@ def test_an_echo_that_drifts_after_its_opening_still_counts():
     long_line = "Your task is to convert the propositional logic formula appearing after [FORMULA] into a"
     found = dict(observe(Reply(long_line + " poem about the sea\n" + long_line + " song", PROMPT, "length")))
     assert "2 line(s)" in found["prompt_echo"]
+
+
+def test_the_reading_is_recorded_and_reported_and_lenient_stays_beside_the_strict_figures():
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+
+    def run(*extra: str) -> dict:
+        done = subprocess.run([sys.executable, "-m", "n2f_tui", "run", "logic", "-m", "sim:error=format_violation",
+                               "-n", "6", "-s", "dataset=random", *extra, "--json", "-q"],
+                              capture_output=True, text=True, cwd=root, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    strict, lenient = run(), run("-s", "extract=lenient")
+    assert strict["settings"]["extract"] == "strict" and lenient["settings"]["extract"] == "lenient"
+    assert any(n.startswith("extract=strict") for n in strict["notes"]) and "lenient_accuracy" not in strict["metrics"]
+    # prose around the right formula: the paper's reading fails every item, the lenient one finds them right
+    assert strict["accuracy"] == lenient["accuracy"] == 0.0 and lenient["counts"]["unparseable"] == 6
+    assert lenient["metrics"]["lenient_accuracy"] == 1.0
+    assert any(n.startswith("extract=lenient") for n in lenient["notes"])
