@@ -263,6 +263,22 @@ class RunResults:
 
 # ------------------------------------------------------------------------ settings
 
+STRICT, LENIENT = "strict", "lenient"
+
+
+def extract_field() -> Any:
+    """The ``extract`` setting every engine with a choice of reading shares (``-s extract=lenient``).
+
+    ``strict`` (the default) reads a reply as the paper's authors did; ``lenient`` also tries
+    what the engine's docstring names (a fenced block, a whole line...) for diagnosis. The
+    item's status is always the strict verdict, the one the paper's figures count; the
+    lenient one is reported beside it (``Engine.score``).
+    """
+    return field(default=STRICT, metadata={"choices": (STRICT, LENIENT),
+                 "help": "strict: read replies as the paper's authors did (what its metrics count); "
+                         "lenient: also report a lenient reading, for diagnosis"})
+
+
 
 def settings_fields(cls: type) -> list[dataclasses.Field]:
     return [f for f in dataclasses.fields(cls) if f.init]
@@ -376,8 +392,13 @@ class Engine(Protocol):
     ) -> Step | None:
         """The next call to make given the outputs so far, or None when the item is done."""
 
-    def score(self, item: Item, outputs: Sequence[str], settings: Any, with_views: bool = True) -> Verdict:
-        """Judge one item's outputs (one per step); views only when asked (the runner stores none)."""
+    def score(self, item: Item, outputs: Sequence[str], settings: Any, with_views: bool = True,
+              finish_reasons: Sequence[str] = (), templates: Mapping[str, str] | None = None) -> Verdict:
+        """Judge one item's outputs (one per step); views only when asked (the runner stores none).
+
+        ``finish_reasons`` (per step, as the backend reported them) and ``templates`` (the
+        run's prompts) inform the shared reply tags (``engines.replies``), never the status.
+        """
 
     def taxonomy(self) -> list[TagType]:
         """The error tags this engine may emit, for the tagger and the annotator."""

@@ -147,9 +147,21 @@ def rate_text(rate: float) -> str:
     return f"{rate:.0f}" if rate >= 100 else f"{rate:.1f}" if rate >= 1 else f"{rate:.2f}"
 
 
+def _announce_cap(prepared: api.PreparedRun) -> None:
+    """A local model writes until its reply cap: say which cap this run has before it starts."""
+    if prepared.backend.spec.kind == "local":
+        cap = getattr(prepared.runner.settings, "max_tokens", None)
+        err.print(f"local model: replies capped at {cap} tokens (-s max_tokens=N to change)")
+
+
 async def _drive(prepared: api.PreparedRun, quiet: bool) -> Any:
-    """Run with a progress bar polled on a timer; Ctrl-C/SIGTERM stop cleanly for resume."""
+    """Run with a progress bar polled on a timer; Ctrl-C/SIGTERM stop cleanly for resume.
+
+    A stop cancels the items in flight (``Runner.cancel``), so it takes effect between two
+    tokens of a local model or at once for a remote one, not when the reply is done.
+    """
     runner = prepared.runner
+    _announce_cap(prepared)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         try:
@@ -344,6 +356,10 @@ def _print_report(report: Any, summary: dict[str, Any]) -> None:
     head.add_row("accuracy", f"{100 * summary['accuracy']:.2f}%")
     if summary["usage"]["total_tokens"]:
         head.add_row("usage", safe_text(usage_of(summary)))
+    replies = summary["replies"]
+    if replies["reported"]:
+        head.add_row("replies", f"{replies['truncated']} of {replies['reported']} cut by the cap "
+                                f"(max_tokens={replies['max_tokens']})")
     out.print(Panel(head, title="report", title_align="left"))
     for renderable in render_report_tables(report):
         out.print(renderable)

@@ -29,7 +29,7 @@ from sessions.backends.base import Backend, BackendError, ModelSpec
 from sessions.config import Config, load_config
 from sessions.errors import InputError, RuntimeFailure
 from sessions.models import make_backend, parse_model_spec
-from sessions.runner import Runner
+from sessions.runner import Runner, finish_reasons
 from sessions.store import RunStore
 from sessions.tools import preflight_tools, run_tool, tools_meta
 from sessions.usage import Budget, run_usage
@@ -128,6 +128,23 @@ def price_of(store: RunStore, config: Config | None = None) -> Any:
     return config.price_for(spec.text, spec.name)
 
 
+def local_settings(engine_name: str, setting_pairs: Sequence[str] | Mapping[str, str]) -> Sequence[str] | Mapping[str, str]:
+    """The settings of a ``-m local`` run: the local reply cap unless ``-s max_tokens=`` names one.
+
+    The cap becomes a recorded setting of the run, so ``resume`` and ``rescore`` see it.
+    """
+    from sessions.backends.local_backend import reply_cap
+
+    if not isinstance(setting_pairs, Mapping):
+        if not all("=" in p for p in setting_pairs):
+            return setting_pairs  # parse_settings names the malformed pair
+        setting_pairs = dict(p.split("=", 1) for p in setting_pairs)
+    pairs = {k.strip(): v.strip() for k, v in setting_pairs.items()}
+    default = getattr(get_engine(engine_name).settings_type(), "max_tokens", None)
+    cap = reply_cap(default, pairs) if isinstance(default, int) else None
+    return pairs if cap is None else {**pairs, "max_tokens": str(cap)}
+
+
 async def prepare_run(
     engine_name: str,
     setting_pairs: Sequence[str] | Mapping[str, str] = (),
@@ -149,6 +166,9 @@ async def prepare_run(
     marks runs made together (``n2f smoke``).
     """
     config = config or load_config()
+    spec = parse_model_spec(model)
+    if spec.kind == "local":
+        setting_pairs = local_settings(engine_name, setting_pairs)
     engine, settings, items = build_items(engine_name, setting_pairs, seed)
     for count, what in ((limit, "--limit"), (sample, "-n")):
         if count is not None and count < 1:
@@ -159,7 +179,6 @@ async def prepare_run(
         items = seeded_sample(items if limit is None else list(items), sample, seed)
     if concurrency < 1:
         raise InputError("-j must be at least 1")
-    spec = parse_model_spec(model)
     budget = make_budget(config, spec, max_tokens, max_cost)
     backend = make_backend(spec, engine, seed, config, cache=response_cache(spec.kind))
     await backend.preflight()
@@ -232,7 +251,9 @@ def rescore(ref: str) -> tuple[RunStore, dict[str, int]]:
             if record.get("status") == "error":
                 changed["skipped"] += 1
                 continue
-            verdict = engine.score(items[index], record.get("outputs", []), settings, with_views=False)
+            verdict = engine.score(items[index], record.get("outputs", []), settings, with_views=False,
+                                   finish_reasons=finish_reasons(record.get("steps", [])),
+                                   templates=store.meta.get("templates"))
             new = {"status": verdict.status, "scores": verdict.scores, "tags": [t.to_json() for t in verdict.tags]}
             if any(record.get(k) != v for k, v in new.items()):
                 changed["changed"] += 1
@@ -305,7 +326,10 @@ def item_detail(store: RunStore, index: int, record: dict[str, Any] | None = Non
         if step is None:
             break
         prompts.append({"step": step.name, "messages": [m.to_json() for m in step.messages]})
-    verdict = engine.score(item, outputs, settings) if record and record.get("status") != "error" else None
+    verdict = None
+    if record and record.get("status") != "error":
+        verdict = engine.score(item, outputs, settings, finish_reasons=finish_reasons(record.get("steps", [])),
+                               templates=templates)
     return ItemDetail(index=index, item=item, record=record, prompts=prompts, verdict=verdict,
                       annotations=store.annotations().events(item.id))
 
@@ -335,6 +359,7 @@ def build_report(store: RunStore, against: Sequence[RunStore] = ()) -> tuple[Any
     usage = run_usage(store.summaries().values()).to_json(price_of(store))
     counts = status_counts(run.results)
     counts["pending"] = int(store.meta.get("total", len(run.results))) - len(run.results)
+    reasons = [r for summary in store.summaries().values() for r in summary.get("finish_reasons", [])]
     summary = {
         "run": store.id,
         "name": store.meta.get("name", ""),
@@ -349,6 +374,9 @@ def build_report(store: RunStore, against: Sequence[RunStore] = ()) -> tuple[Any
         "tags": tag_counts(run.results),
         "metrics": report.metrics,
         "usage": usage,
+        # replies whose backend reported a finish reason, and how many of them the reply cap cut
+        "replies": {"reported": len(reasons), "truncated": reasons.count("length"),
+                    "max_tokens": store.meta.get("params", {}).get("max_tokens")},
         "against": [o.label for o in against],
         **{k: v for k, v in report.to_json().items() if k != "metrics"},
         "paper": paper_block(engine.name, run, report.metrics),

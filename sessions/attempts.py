@@ -33,8 +33,8 @@ from sessions.backends.base import Backend
 from sessions.config import load_config
 from sessions.errors import InputError
 from sessions.models import make_backend, parse_model_spec
-from sessions.runner import run_steps
 from sessions.files import atomic_write_text, now_iso
+from sessions.runner import finish_reasons, run_steps
 from sessions.store import RunStore
 from sessions.streaming import LiveReply
 
@@ -136,7 +136,7 @@ async def rerun_item(
     if trace.error:
         attempt.update(status="error", scores={}, tags=[], error=trace.error)
     else:
-        verdict = engine.score(item, trace.outputs, settings)
+        verdict = engine.score(item, trace.outputs, settings, finish_reasons=finish_reasons(trace.steps), templates=chosen)
         attempt.update(status=verdict.status, scores=verdict.scores, tags=[t.to_json() for t in verdict.tags])
     attempt["time"] = now_iso()
     _save_attempt(store, attempt)

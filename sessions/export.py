@@ -7,11 +7,16 @@ import io
 import json
 from typing import Any, Iterator
 
+from sessions.runner import finish_reasons
 from sessions.store import RunStore
 
 
 def export_records(store: RunStore, with_annotations: bool = False) -> Iterator[dict[str, Any]]:
-    """One record per item in run order; items never run appear with status ``pending``."""
+    """One record per item in run order; items never run appear with status ``pending``.
+
+    A JSON-lines export is also a replay file (``-m replay:FILE``): ``id``, ``outputs`` and
+    the backend's ``finish_reasons`` per step.
+    """
     results = store.results()
     manual = store.annotations().effective() if with_annotations else {}
     for index, item in enumerate(store.brief_items()):
@@ -23,6 +28,7 @@ def export_records(store: RunStore, with_annotations: bool = False) -> Iterator[
             "scores": record.get("scores", {}),
             "tags": tags,
             "outputs": record.get("outputs", []),
+            "finish_reasons": finish_reasons(record.get("steps", [])),
             "meta": item.meta,
         }
         if record.get("error"):

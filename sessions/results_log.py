@@ -50,6 +50,9 @@ def summary_of(record: Mapping[str, Any]) -> dict[str, Any]:
     completion = sum(int(u.get("completion_tokens", 0) or 0) for u in used)
     if prompt or completion:
         summary["usage"] = {"prompt_tokens": prompt, "completion_tokens": completion}
+    reasons = [str(step["finish_reason"]) for step in record.get("steps", []) if step.get("finish_reason")]
+    if reasons:
+        summary["finish_reasons"] = reasons
     return summary
 
 

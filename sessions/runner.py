@@ -98,12 +98,17 @@ def error_record(item: Item, index: int, message: str, outputs: Sequence[str], s
     }
 
 
+def finish_reasons(steps: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Each step's finish reason as recorded ("" where the backend reported none, and for tools)."""
+    return [str(step.get("finish_reason", "")) for step in steps]
+
+
 @dataclass
 class StepTrace:
     """What one pass of an item through its steps produced."""
 
     outputs: list[str] = field(default_factory=list)
-    steps: list[dict] = field(default_factory=list)  # per step: name, template, usage, latency, cached
+    steps: list[dict] = field(default_factory=list)  # per step: name, template, usage, latency, cached[, finish_reason]
     prompts: list[dict] = field(default_factory=list)  # per step: {"step", "messages"}
     error: str = ""  # an infrastructure failure (BackendError) that stopped the item
 
@@ -138,6 +143,7 @@ async def run_steps(
                 "usage": completion.usage,
                 "latency": round(completion.latency, 4),
                 "cached": completion.cached,
+                **({"finish_reason": completion.finish_reason} if completion.finish_reason else {}),
             })
     except BackendError as exc:
         trace.error = str(exc)
@@ -182,6 +188,8 @@ class Runner:
         # item is in flight. Headless runs leave it off (plain requests cost less CPU).
         self.stream = False
         self.live: dict[int, LiveReply] = {}
+        self._callers: asyncio.Task | None = None
+        self._recorded: set[int] = set()  # what this run handed to the store: all of it must be on disk
 
     def subscribe(self, listener: Listener) -> None:
         self.listeners.append(listener)
@@ -197,9 +205,16 @@ class Runner:
         return not self._gate.is_set()
 
     def cancel(self) -> None:
-        """Stop taking new items; items in flight are abandoned and left for resume."""
+        """Stop now: no new items, and the items in flight are abandoned and left for resume.
+
+        Their callers' tasks are cancelled, so a backend waiting on a model call stops it
+        (the local backend between two tokens, the openai backend by dropping the request)
+        instead of the run waiting for a reply nobody will record.
+        """
         self._cancelled = True
         self._gate.set()
+        if self._callers is not None:
+            self._callers.cancel()
 
     async def run(self, indices: Sequence[int] | None = None) -> Progress:
         """Run the given item indices (default: every pending one) and return the progress.
@@ -217,7 +232,7 @@ class Runner:
         previous = self.store.summaries()
         todo = list(self.store.pending_indices() if indices is None else indices)
         self.progress = Progress(total=len(todo))
-        self._recorded: set[int] = set()  # what this run handed to the store: all of it must be on disk
+        self._recorded = set()
         redone = set(todo)
         self._spent_before = run_usage(r for i, r in previous.items() if i not in redone)
         self.progress.budget_reached = bool(self.budget) and self.budget.reached(self._spent_before)
@@ -230,7 +245,9 @@ class Runner:
         self.store.update_meta(status="running")
         self.store.auto_flush = False
         flusher = asyncio.create_task(self._flush_periodically())
-        work = asyncio.gather(self._call_all(queue, attempts, answered), self._score_all(answered))
+        callers = self._callers = asyncio.create_task(self._call_all(queue, attempts, answered))
+        scorer = asyncio.create_task(self._score_all(answered))
+        work = asyncio.gather(callers, scorer)
         failure: BaseException | None = None
         crashed = False
         try:
@@ -241,14 +258,16 @@ class Runner:
                 work.result()
         except asyncio.CancelledError:
             self._cancelled = True
-            raise
+            if asyncio.current_task().cancelling():  # the run itself was cancelled, not only its callers
+                raise
         except BaseException:
             crashed = True
             raise
         finally:
             for task in (work, flusher):
                 task.cancel()
-            await asyncio.gather(work, flusher, return_exceptions=True)
+            await asyncio.gather(work, callers, scorer, flusher, return_exceptions=True)
+            self._callers = None
             self.store.auto_flush = True
             self.progress.finished = time.monotonic()
             self.progress.cancelled = self._cancelled
@@ -360,7 +379,8 @@ class Runner:
         item, trace = entry.item, entry.trace
         if trace.error:
             return error_record(item, entry.index, trace.error, trace.outputs, trace.steps, entry.attempt)
-        verdict = self.engine.score(item, trace.outputs, self.settings, with_views=False)
+        verdict = self.engine.score(item, trace.outputs, self.settings, with_views=False,
+                                    finish_reasons=finish_reasons(trace.steps), templates=self.templates)
         return record_for(item, entry.index, verdict, trace.outputs, trace.steps, entry.attempt)
 
     def _finish(self, index: int, item: Item, record: dict) -> None:

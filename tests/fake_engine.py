@@ -36,7 +36,7 @@ class FakeEngine:
         template = (templates or self.templates(settings))["answer"]
         return Step(name=f"s{len(outputs)}", messages=(Message("user", template.format(**item.inputs)),), template="answer")
 
-    def score(self, item, outputs, settings, with_views=True):
+    def score(self, item, outputs, settings, with_views=True, finish_reasons=(), templates=None):
         ok = outputs and outputs[-1] == item.gold["answer"]
         tags = [] if ok else [Tag("oops", "Oops", evidence=f"got {outputs[-1]!r}" if outputs else "nothing")]
         return Verdict(status="correct" if ok else "wrong", scores={"correct": float(bool(ok))}, tags=tags,

@@ -79,15 +79,34 @@ class FakeLlama:
         self.overlaps = 0
         FakeLlama.instances.append(self)
 
-    def create_chat_completion(self, messages, **params):
+    reply = ("x", " =", " add", "(1,", " 2", ")")
+    token_delay = 0.0  # seconds per streamed token
+
+    def create_chat_completion(self, messages, stream=False, **params):
+        assert stream, "the local backend always streams, so that a stop takes effect between tokens"
         if self.busy:
             self.overlaps += 1
         self.busy = True
-        time.sleep(0.01)
-        self.busy = False
         self.calls.append({"messages": messages, **params})
-        return {"choices": [{"message": {"role": "assistant", "content": "x = add(1, 2)"}}],
-                "usage": {"prompt_tokens": 100, "completion_tokens": 7, "total_tokens": 107}}
+        return self._stream(params.get("max_tokens", 1 << 30))
+
+    def _stream(self, cap):
+        try:
+            time.sleep(0.01)
+            for n, piece in enumerate(self.reply * 10_000):
+                if n == cap:
+                    yield {"choices": [{"delta": {}, "finish_reason": "length"}]}
+                    return
+                time.sleep(self.token_delay)
+                yield {"choices": [{"delta": {"content": piece}, "finish_reason": None}]}
+                if n == len(self.reply) - 1 and not self.token_delay:
+                    yield {"choices": [{"delta": {}, "finish_reason": "stop"}]}
+                    return
+        finally:
+            self.busy = False
+
+    def tokenize(self, text, add_bos=True, special=False):
+        return text.split(b" ")
 
     def close(self):
         pass
@@ -126,7 +145,8 @@ async def test_local_backend_runs_a_whole_run_serialised_and_recorded(fake_llama
     assert set(meta["template_hashes"]) == set(templates) and all(len(h) == 64 for h in meta["template_hashes"].values())
     records = store.results()
     assert len(records) == 6 and all(r["status"] != "error" for r in records.values())
-    assert all(r["steps"][0]["usage"] == {"prompt_tokens": 100, "completion_tokens": 7} for r in records.values())
+    assert all(r["steps"][0]["usage"] == {"completion_tokens": 4} for r in records.values())
+    assert all(r["steps"][0]["finish_reason"] == "stop" for r in records.values())
 
 
 # ------------------------------------------------------------- the real model

@@ -1,4 +1,4 @@
-"""The logic parser: notations models write, formulas inside prose, positions, garbage, round trips."""
+"""The logic parser: notations models write, the whole reply as the formula, positions, garbage, round trips."""
 
 from __future__ import annotations
 
@@ -73,26 +73,45 @@ def test_letter_v_is_or_only_where_a_name_cannot_stand(text, expected):
     assert shown(text) == expected
 
 
-@pytest.mark.parametrize("reply, formula, violation", [
-    ("x1 ∧ ¬x2", "x1 ∧ ¬x2", False),
-    ("x1 ∧ ¬x2.", "x1 ∧ ¬x2", False),
-    ("  x1 ∧ ¬x2\n", "x1 ∧ ¬x2", False),
-    ("Here is the formula:\n```\n(x1 ∨ x2) ∧ ¬x3\n```\nDone.", "(x1 ∨ x2) ∧ ¬x3", True),
-    ("```logic\nx1 ∨ x2\n```", "x1 ∨ x2", True),
-    ("The formula is x1 and not x2 or x3.", "(x1 ∧ ¬x2) ∨ x3", True),
-    ("**Answer:** `x1 v x2`", "x1 ∨ x2", True),
-    ("x1 ∧ x2 is the answer", "x1 ∧ x2", True),
-    ("Sure! x1 ∧ x2", "x1 ∧ x2", True),
-    ("Let me think.\nFirst clause...\nFinal answer:\nx1 ∧ (x2 ∨ x3)\nHope this helps!", "x1 ∧ (x2 ∨ x3)", True),
-    ("$x_1 \\land \\neg x_2$", "x_1 ∧ ¬x_2", True),
-    ("I think: x1", "x1", True),
-    ("It is x1 ∧ x2 ∧ x3, so yes", "x1 ∧ x2 ∧ x3", True),
-])
-def test_formula_found_in_prose(reply, formula, violation):
+@pytest.mark.parametrize("reply", ["x1 ∧ ¬x2", "  x1 ∧ ¬x2\n", "\n(x1 ∨ x2)\n"])
+def test_the_whole_reply_is_the_formula(reply):
     reading = read_formula(reply, KNOWN)
+    assert isinstance(reading, Reading) and not reading.removed
+
+
+@pytest.mark.parametrize("reply, formula", [
+    ("Here is the formula:\n```\n(x1 ∨ x2) ∧ ¬x3\n```\nDone.", "(x1 ∨ x2) ∧ ¬x3"),
+    ("```logic\nx1 ∨ x2\n```", "x1 ∨ x2"),
+    ("**Answer:** `x1 v x2`", "x1 ∨ x2"),
+    ("Let me think.\nFirst clause...\nFinal answer:\nx1 ∧ (x2 ∨ x3)\nHope this helps!", "x1 ∧ (x2 ∨ x3)"),
+    ("$x_1 \\land \\neg x_2$", "x_1 ∧ ¬x_2"),
+    ("The formula is:\n**x1 ∧ ¬x2**.", "x1 ∧ ¬x2"),
+])
+def test_a_formula_set_off_from_prose_is_read_only_leniently(reply, formula):
+    assert isinstance(read_formula(reply, KNOWN), ParseError)  # the authors parse the whole reply
+    reading = read_formula(reply, KNOWN, lenient=True)
     assert isinstance(reading, Reading), reading
-    assert show(reading.formula) == formula
-    assert bool(reading.removed) == violation
+    assert show(reading.formula) == formula and reading.removed
+
+
+@pytest.mark.parametrize("reply", [
+    "The formula is x1 and not x2 or x3.",
+    "x1 ∧ x2 is the answer",
+    "Sure! x1 ∧ x2",
+    "I think: x1",
+    "It is x1 ∧ x2 ∧ x3, so yes",
+    "[TASK] Your task is to convert the formula.\nPropositions: x1, x2, x3\n(x1 ∨ x2) ∧ x3 vertreten тельномmodel",
+])
+def test_no_formula_is_cut_out_of_a_line_of_prose(reply):
+    for lenient in (False, True):
+        assert isinstance(read_formula(reply, KNOWN, lenient=lenient), ParseError), (reply, lenient)
+
+
+def test_the_echoed_prompt_of_the_issue_fails_where_the_prose_starts():
+    reply = "[TASK] Your task is to convert ...\nPropositions: x1, x2, x3\n(x1 ∨ x2)"
+    error = read_formula(reply, KNOWN)
+    assert isinstance(error, ParseError)
+    assert (error.line, error.column) == (1, 8) and "unexpected 'Your'" in error.message  # [TASK] reads as a name
 
 
 @pytest.mark.parametrize("reply, line, column", [

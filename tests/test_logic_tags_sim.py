@@ -133,8 +133,10 @@ def test_each_simulated_error_type_is_named_by_the_tagger(dataset, code):
     assert hits / len(pool) >= 0.8, f"{code} on {dataset}: {hits}/{len(pool)}"
     if code == "unparseable":
         assert all(v.status == "unparseable" for v in verdicts)
-    if code in ("copied_formula", "format_violation"):
+    if code == "copied_formula":
         assert all(v.status == "correct" for v in verdicts)
+    if code == "format_violation":  # prose around the right formula: the authors' reading fails it
+        assert all(v.status == "unparseable" for v in verdicts)
 
 
 def test_default_sim_mixes_errors_and_right_answers():

@@ -32,8 +32,11 @@ def item(task: str = "instruct", program: Program = PROGRAM, grammar=EXEC, cot: 
                      meta={"cot": cot}, **kw)
 
 
-def score(it, reply: str):
-    return ENGINE.score(it, [reply], None)
+LENIENT = RobogridSettings(extract="lenient")
+
+
+def score(it, reply: str, settings=None):
+    return ENGINE.score(it, [reply], settings)
 
 
 def codes(verdict) -> set[str]:
@@ -103,20 +106,29 @@ def test_a_runaway_reply_is_stopped_and_tagged():
     assert "step_limit" in codes(verdict)
 
 
-def test_the_judge_reads_the_last_verdict_word():
+def test_the_judge_is_the_whole_reply_strictly_and_the_last_verdict_word_leniently():
     s = parse_settings(RobogridSettings, ["task=judge", "count=2", "cot=false"])
     valid, invalid = ENGINE.items(s, 0)
     assert (valid.gold["answer"], invalid.gold["answer"]) == ("VALID", "INVALID")
     assert score(valid, "VALID").status == "correct"
     assert score(valid, "valid").scores == {"svr": 1.0}
-    assert score(valid, "It looks INVALID at first, but after checking: VALID").status == "correct"
+    assert not score(valid, "'VALID'.").tags  # quotes and a full stop are not prose
     wrong = score(invalid, "VALID")
     assert wrong.status == "wrong" and wrong.scores == {"svr": 0.0}
     assert codes(wrong) == {invalid.gold["perturbation"]}
     assert score(invalid, "I am not sure.").status == "unparseable"
+    # prose around the word: not a judgement by the strict reading (the prompt says "nothing else")
     chatty = score(valid, "The answer is VALID.")
-    assert chatty.status == "correct" and codes(chatty) == {"format_violation"}
-    assert not score(valid, "'VALID'.").tags  # quotes and a full stop are not prose
+    assert chatty.status == "unparseable" and codes(chatty) == {"unparseable", "format_violation"}
+    assert "is not VALID or INVALID" in chatty.tags[0].evidence and "line 1, column 1" in chatty.tags[0].evidence
+    # the prompt echoed back holds both words: never read as a judgement
+    echo = score(valid, "If the code can be parsed by the grammar, output 'VALID'. Otherwise, output 'INVALID'.")
+    assert echo.status == "unparseable"
+    lenient = score(valid, "It looks INVALID at first, but after checking: VALID", LENIENT)
+    assert lenient.status == "unparseable" and lenient.scores["lenient_correct"] == 1.0  # status stays strict
+    cot = item(task="judge", cot=True)  # a valid program: the gold answer is VALID
+    assert score(cot, "Each statement follows the rules.\nANSWER: VALID").status == "correct"
+    assert score(cot, "ANSWER: VALID\nor maybe not").status == "unparseable"
 
 
 # ------------------------------------------------------------------ extraction
@@ -135,8 +147,12 @@ def test_the_program_is_found_in_fences_after_markers_or_among_prose():
         verdict = score(it, reply)
         assert verdict.status == "correct", name
         assert "format_violation" not in codes(verdict), name  # CoT replies may reason first
+    # a bare program among prose is not where the prompt asks for it: read only leniently
     loose = score(it, f"Here you go:\n{gold}\nHope it helps")
-    assert loose.status == "correct" and codes(loose) == {"format_violation"}
+    assert loose.status == "unparseable" and "format_violation" in codes(loose)
+    lenient = score(it, f"Here you go:\n{gold}\nHope it helps", LENIENT)
+    assert lenient.status == "unparseable" and lenient.scores["lenient_correct"] == 1.0
+    assert lenient.scores["lenient_svr"] == 1.0 and lenient.scores["svr"] == 0.0
     direct = item(cot=False)
     fenced = score(direct, f"```\n{gold}\n```")
     assert fenced.status == "correct" and codes(fenced) == {"format_violation"}

@@ -126,7 +126,7 @@ async def test_a_caller_starts_its_next_call_before_its_last_answer_is_scored():
     scored = []
     original = engine.score
 
-    def score(item, outputs, settings, with_views=True):
+    def score(item, outputs, settings, with_views=True, **_):
         scored.append(item.id)
         return original(item, outputs, settings, with_views)
 
@@ -151,7 +151,7 @@ async def test_a_scoring_failure_ends_the_run_instead_of_hanging_it():
     engine, settings, store = new_run(30)
     original = engine.score
 
-    def score(item, outputs, settings, with_views=True):
+    def score(item, outputs, settings, with_views=True, **_):
         if item.id.endswith("-17"):
             raise RuntimeError("scorer bug")
         return original(item, outputs, settings, with_views)

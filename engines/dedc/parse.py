@@ -1,5 +1,13 @@
 """Raw model text -> DEDC assignment expressions, or a parse failure with a position.
 
+Reading policy. The authors' checker (``convert_to_one``) splits the whole reply, with
+backticks and "plaintext" removed, on ``;`` and ``:=``: anything else in it spoils the
+answer. So the strict reading (the default, what the paper's accuracy counts) accepts a
+reply that is nothing but assignments, code fences and whitespace, and fails any other at
+the first character of the rest. ``-s extract=lenient`` (diagnosis only) uses the
+extractor below, which keeps whole assignments found among prose; it never joins parts of
+statements.
+
 The answer language (paper section 2.1) is a sequence of assignments
 ``target := symbol (arg, arg, ...)`` closed by ``result := variable``, separated by
 ``;`` (or one per line). Models wrap it in chat: code fences (```, ```plaintext), an
@@ -212,8 +220,13 @@ def parse_term(text: str) -> Term | None:
     return term if scanner.skip(i, newlines=True) >= scanner.n else None
 
 
-def parse_answer(text: str) -> Parsed | ParseFailure:
-    """Extract the assignments of a (possibly chatty) model reply."""
+def parse_answer(text: str, strict: bool = False) -> Parsed | ParseFailure:
+    """Extract the assignments of a (possibly chatty) model reply.
+
+    ``strict`` is the authors' reading (``convert_to_one`` on the reply with backticks and
+    "plaintext" removed): the reply is nothing but assignments, code fences and
+    whitespace, or it fails at the first character of anything else.
+    """
     if not isinstance(text, str):
         text = "" if text is None else str(text)
     s = _Scanner(text)
@@ -283,7 +296,25 @@ def parse_answer(text: str) -> Parsed | ParseFailure:
         if "=" in values:
             what += " (the answer language assigns with ':=', not '=')"
         return ParseFailure(what, line, col, s.context(offset))
-    return Parsed(tuple(f[1] for f in chosen), _removed(s, [(a, b) for _, _, a, b in chosen]))
+    covered = [(a, b) for _, _, a, b in chosen]
+    if strict:
+        stray = _stray(s, covered)
+        if stray is not None:
+            line, col = s.line_col(stray)
+            return ParseFailure("text outside the assignments (the whole reply is the answer; only code fences "
+                                "and backticks are removed)", line, col, s.context(stray))
+    return Parsed(tuple(f[1] for f in chosen), _removed(s, covered))
+
+
+def _stray(s: _Scanner, covered: list[tuple[int, int]]) -> int | None:
+    """The offset of the first text the authors' clean-up would leave outside the assignments
+    (markdown emphasis included: they remove backticks only)."""
+    inside = bytearray(s.n)
+    for a, b in covered:
+        inside[a:b] = b"\x01" * (b - a)
+    offsets = [s.starts[t] for t in range(s.n) if not inside[t] and s.kinds[t] not in (_WS, _NL, _SEMI, _FENCE)]
+    offsets += [p for p in s.noise if s.text[p] == "*"]
+    return min(offsets, default=None)
 
 
 def _removed(s: _Scanner, covered: list[tuple[int, int]]) -> tuple[str, ...]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
-from engines.core import DataError, Item, Report, RunResults, Table, TagType, Verdict, settings_to_json
+from engines.core import LENIENT, STRICT, DataError, Item, Report, RunResults, Table, TagType, Verdict, settings_to_json
 from engines.dedc.parse import Call, ParseFailure, Parsed, Term, parse_answer, parse_term
 from engines.dedc.tags import build_graph, naming, tag, tag_errors
 from engines.reporting import accuracy_by, scored, status_counts, tag_table, wilson_interval
@@ -165,11 +165,14 @@ def score_item(item: Item, outputs: Sequence[str], settings: Any = None, with_vi
 
     names = item_names(item, settings)
     text = outputs[0] if outputs else ""
-    parsed = parse_answer(text)
+    parsed = parse_answer(text, strict=getattr(settings, "extract", STRICT) != LENIENT)
+    lenient = parse_answer(text) if isinstance(parsed, ParseFailure) else None
     gold_parsed, gold_graph, exps, _ = _gold(str(item.gold.get("answer", "")), names,
                                                tuple(item.gold.get("accepted") or ()))
     if isinstance(parsed, ParseFailure):
         tags = [tag("unparseable", parsed.describe() + ("" if outputs else " (no output)"))]
+        if isinstance(lenient, Parsed) and lenient.removed:  # assignments among prose: say so, though not read
+            tags.append(tag("format_violation", "removed: " + " | ".join(lenient.removed[:4])))
         vs = views.unparseable_views(item, text, parsed, gold_parsed, gold_graph, exps[0]) if with_views else []
         return Verdict("unparseable", {"correct": 0.0}, tags, vs)
     result = check(parsed, item, names)

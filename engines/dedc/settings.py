@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from engines.core import extract_field
+
 
 @dataclass(frozen=True)
 class DedcSettings:
@@ -20,3 +22,4 @@ class DedcSettings:
         "help": "path to an official DEDC .jsonl file (its .full.jsonl companion is used when present)"})
     temperature: float = field(default=0.0, metadata={"min": 0.0, "max": 2.0, "help": "sampling temperature"})
     max_tokens: int = field(default=256, metadata={"min": 1, "max": 32768, "help": "reply length cap"})
+    extract: str = extract_field()  # strict: nothing but assignments and fences (engines.dedc.parse)

@@ -16,10 +16,10 @@ the taxonomy is injected, modelled on the paper's Table 2:
 * omission: a step dropped (its users take its input, ``all``, or a constant instead);
 * incorrect_meaning: a changed argument, or two chained steps in swapped order;
 * unparseable: a reply cut inside a call, or prose without expressions;
-* format_violation: the gold answer wrapped in prose or a code fence.
+* format_violation: the gold answer wrapped in prose (which the authors' checker fails).
 
 Every injected answer is checked to be wrong (another variant is tried otherwise). About
-one reply in ten is wrapped in prose or a code fence for realism. Everything is a pure
+one reply in ten is wrapped in a code fence for realism (the authors' clean-up removes it). Everything is a pure
 function of the item, the options and ``rng_seed``.
 """
 
@@ -385,8 +385,11 @@ _PROSE_BEFORE = ("Here is the answer:", "Answer:", "Sure! The reasoning expressi
 _PROSE_AFTER = ("This gives the final result.", "Hope this helps!", "Each step applies one primitive.")
 
 
-def wrap(text: str, rng: random.Random) -> str:
+def wrap(text: str, rng: random.Random, prose: bool = False) -> str:
+    """A code fence around the answer (what the authors' clean-up removes), or with ``prose``
+    sentences around it (what their checker fails)."""
     style = rng.randrange(4)
+    style = style % 2 + 2 if prose else style % 2
     if style == 0:
         return f"```\n{text}\n```"
     if style == 1:
@@ -447,7 +450,7 @@ def simulate(item: Item, options: SimOptions, rng_seed: int) -> str:
         text = next((t for t in (_injected(gold, c, item, names, rng, style) for c in tries) if t), "")
         if not text:
             return unparseable(render(gold, rng, **style), rng)
-    return wrap(text, rng) if wrapped else text
+    return wrap(text, rng, prose=code == "format_violation") if wrapped else text
 
 
 def oracle(item: Item) -> str:

@@ -16,14 +16,20 @@ The grammar (lark, LALR, built once per process) reads what models actually writ
   contextual lexer gives exactly this: in a state expecting an operand the ``v``
   terminal is not acceptable, so ``v`` lexes as a name.
 
-``read_formula`` finds the formula in a chatty reply: the whole reply, else the last
-fenced code block, inline code or math span, else the last line (or the longest part of a
-line) that parses as a formula. A stretch of prose counts only if it starts after prose
-(not inside a broken formula), is written with symbols or over vocabulary-like names
-(``I will not guess`` parses as ``¬guess`` but is prose) and is more than a lone word.
-Anything dropped is returned (``Reading.removed``) so that the tagger emits
-``format_violation``. A failure is reported at the position where the whole reply (or
-its last code block) stopped parsing.
+``read_formula`` reads a reply as the authors did (``nlfs``: the raw reply, operator
+symbols mapped, lowercased, then NLTK's ``read_logic``): the whole reply, surrounding
+whitespace aside, is the formula, or it is unparseable with the line, column and what was
+expected there. Nothing is picked out of prose: a reply that echoes the prompt and then
+writes a formula is unparseable, never read as the first name it mentions.
+
+``lenient=True`` (``-s extract=lenient``, for diagnosis only; the paper's figures count the
+strict reading) also accepts a formula set off from the prose as a unit: the last fenced
+code block, else the last inline code or math span, else the last whole line that is a
+formula (a sentence's final period and markdown emphasis trimmed). A stretch counts only
+if it is written with symbols or over vocabulary-like names (``I will not guess`` parses
+as ``¬guess`` but is prose) and is more than a lone word. Everything dropped is returned
+(``Reading.removed``) so that the tagger emits ``format_violation``. Parts of a line are
+never tried: ``Propositions: x1, x2, x3`` holds no formula, whatever its prefix parses to.
 
 Successful parses are remembered by text (``remember``; the generator records its own
 formulas), so a reply identical to a formula already seen is not parsed again.
@@ -65,9 +71,8 @@ from engines.logic.formula import (
 MAX_CHARS = 20_000  # a candidate formula longer than this is refused unparsed
 MEMO_CHARS = 5_000_000  # remembered parses, counted in characters of text, before forgetting all
 MAX_DEPTH = 100  # nesting (brackets, or AST levels) beyond which a formula is refused
-MAX_LINE = 1_000  # lines longer than this are not searched for an embedded formula
-MAX_LINES = 40  # lines searched, from the last
-MAX_STARTS = 60  # start positions tried per line
+MAX_LINE = 1_000  # lenient reading: lines longer than this are not tried as a formula
+MAX_LINES = 40  # lenient reading: lines tried, from the last
 
 GRAMMAR = r"""
 ?start: formula
@@ -301,10 +306,7 @@ def parse_formula(text: str) -> Formula:
 
 _FENCE = re.compile(r"```[^\n`]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _SPAN = re.compile(r"`([^`\n]+)`|\$\$(.+?)\$\$|\$([^$\n]+)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
-_BLOCKS_END = frozenset("¬~!∧∨&|^→↔⇒⇔∀∃=≠<>-/\\)]")  # a stretch ending right before these is a fragment
-_SYNTAX = re.compile(r"[¬~∧∨&|^→↔⇒⇔∀∃()\[\]]|->|=>|\\(?:neg|land|lor|wedge|vee|forall|exists)\b")
 _SYMBOLIC = re.compile(r"[¬~!∧∨&|^→↔⇒⇔∀∃=≠(\[]|->|\\[a-z]+")
-_START = re.compile(r"(?<![\w\\])[^\W\d]|[(\[¬~∀∃\\]|(?<!\w)!(?=\S)")  # "Sure! x1" is prose
 
 
 @dataclass(frozen=True)
@@ -313,97 +315,66 @@ class _Span:
     end: int
 
 
-def read_formula(reply: str, known: frozenset[str] = frozenset()) -> Reading | ParseError:
+def read_formula(reply: str, known: frozenset[str] = frozenset(), lenient: bool = False) -> Reading | ParseError:
     """The formula a reply gives, or where and why the reply is not a formula.
 
     ``known`` (the vocabulary's names) decides what counts as a formula rather than a word:
     ``Done.`` is prose, ``x1`` (a vocabulary symbol) and ``x4`` (symbol-like) are formulas.
+    ``lenient`` adds the units set off from prose (see the module docstring).
     """
     if not isinstance(reply, str):
         reply = "" if reply is None else str(reply)
     text = reply.translate(_SUBSCRIPTS)
-    whole = _trim(text, 0, len(text))
-    if whole.start >= whole.end:
+    stripped = text.strip()
+    whole = _Span(len(text) - len(text.lstrip()), len(text) - len(text.lstrip()) + len(stripped))
+    if not stripped:
         return _error(text, "the reply is empty", 0)
     try:
-        formula = _strict(text[whole.start:whole.end])
+        formula = _strict(stripped)
         if _answer_like(formula, known):
-            return _reading(text, formula, whole)
+            return Reading(formula, stripped)
         primary = _Failure("a single word, not a formula over the vocabulary", 0), whole.start
     except _Failure as fail:
         primary = fail, whole.start
-    blocks = [m for m in _FENCE.finditer(text) if m.group(1).strip()]
-    for m in reversed(blocks):
-        span = _trim(text, m.start(1), m.end(1))
-        try:
-            return _reading(text, _strict(text[span.start:span.end]), span)
-        except _Failure as fail:
-            if m is blocks[-1]:
-                primary = fail, span.start
-    search = _Search(text, known)
-    for m in reversed(list(_SPAN.finditer(text))):
-        group = next(g for g in range(1, 6) if m.group(g) is not None)
-        span = _trim(text, m.start(group), m.end(group))
-        found, _ = search.attempt(span)
+    if lenient:
+        found = _set_off(text, known)
         if found is not None:
-            return _reading(text, found, span)
-    found_line = search.in_lines()
-    if found_line is not None:
-        return found_line
+            return found
     fail, base = primary
     return _error(text, fail.message, base + fail.offset)
 
 
-class _Search:
-    """Formula-like stretches of a text, within a budget of characters handed to the parser."""
+def _set_off(text: str, known: frozenset[str]) -> Reading | None:
+    """The last formula set off from the prose: a fenced block, an inline span, a whole line."""
+    budget = [5 * MAX_CHARS]  # characters handed to the parser, so that no reply stalls the scorer
 
-    def __init__(self, text: str, known: frozenset[str], budget: int = 5 * MAX_CHARS):
-        self.text = text
-        self.known = known
-        self.budget = budget
-
-    def attempt(self, span: _Span) -> tuple[Formula | None, int]:
-        """(the formula at ``span`` if it is recognisably an answer, offset where parsing broke).
-
-        The budget is charged per character parsed.
-        """
-        if span.start >= span.end or self.budget <= 0:
-            return None, 0
-        self.budget -= span.end - span.start
-        stretch = self.text[span.start:span.end]
+    def attempt(span: _Span) -> Formula | None:
+        if span.start >= span.end or budget[0] <= 0:
+            return None
+        budget[0] -= span.end - span.start
+        stretch = text[span.start:span.end]
         try:
             formula = _strict(stretch)
-        except _Failure as fail:
-            return None, fail.offset
-        return (formula, 0) if _stretch_like(formula, stretch, self.known) else (None, 0)
+        except _Failure:
+            return None
+        return formula if _stretch_like(formula, stretch, known) else None
 
-    def in_lines(self) -> Reading | None:
-        """The last line holding a formula-like stretch; the longest stretch of that line.
-
-        From each plausible start, the rest of the line is parsed; where that breaks, the
-        part before the break is tried (``x1 ∧ x2 is the answer`` -> ``x1 ∧ x2``).
-        """
-        text = self.text
-        offsets = [0] + [m.end() for m in re.finditer("\n", text)]
-        tried = 0
-        for start in reversed(offsets):
-            end = text.find("\n", start)
-            end = len(text) if end < 0 else end
-            if end - start > MAX_LINE or not text[start:end].strip():
-                continue
-            tried += 1
-            if tried > MAX_LINES or self.budget <= 0:
-                return None
-            starts = [m.start() for m in _START.finditer(text, start, end) if _prose_before(text, start, m.start())]
-            for first in starts[:MAX_STARTS]:
-                span = _trim(text, first, end)
-                found, broke = self.attempt(span)
-                if found is None and broke > 0 and _free_after(text, span.start + broke):
-                    span = _trim(text, span.start, span.start + broke)
-                    found, _ = self.attempt(span)
-                if found is not None:
-                    return _reading(text, found, span)
-        return None
+    for m in reversed([m for m in _FENCE.finditer(text) if m.group(1).strip()]):
+        span = _trim(text, m.start(1), m.end(1))
+        if (formula := attempt(span)) is not None:
+            return _reading(text, formula, span)
+    for m in reversed(list(_SPAN.finditer(text))):
+        group = next(g for g in range(1, 6) if m.group(g) is not None)
+        span = _trim(text, m.start(group), m.end(group))
+        if (formula := attempt(span)) is not None:
+            return _reading(text, formula, span)
+    offsets = [0] + [m.end() for m in re.finditer("\n", text)]
+    for start in reversed(offsets[-MAX_LINES:]):
+        end = text.find("\n", start)
+        span = _trim(text, start, len(text) if end < 0 else end)
+        if span.end - span.start <= MAX_LINE and (formula := attempt(span)) is not None:
+            return _reading(text, formula, span)
+    return None
 
 
 def _answer_like(formula: Formula, known: frozenset[str]) -> bool:
@@ -432,19 +403,6 @@ def _stretch_like(formula: Formula, stretch: str, known: frozenset[str]) -> bool
     if _SYMBOLIC.search(stretch):
         return True
     return all(_symbol_like(n.name, known) for n in walk(formula) if isinstance(n, Atom))
-
-
-def _prose_before(text: str, line_start: int, offset: int) -> bool:
-    """A stretch may start only after prose: ``(((x1`` or ``∀x1 ∀x2 (..`` are broken formulas."""
-    return not _SYNTAX.search(text, line_start, offset)
-
-
-def _free_after(text: str, offset: int) -> bool:
-    """A stretch may end only before prose, not at an operator or bracket (``x1 ∧ x2 )``)."""
-    i = offset
-    while i < len(text) and text[i] in " \t":
-        i += 1
-    return i >= len(text) or text[i] not in _BLOCKS_END
 
 
 def _trim(text: str, start: int, end: int) -> _Span:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Sequence
 
-from engines.core import Chart, DataError, Item, ItemResult, Report, RunResults, Table, TagType, Verdict
+from engines.core import LENIENT, STRICT, Chart, DataError, Item, ItemResult, Report, RunResults, Table, TagType, Verdict
 from engines.logic.formula import IFF, Arrow, Atom, Equal, Formula, map_atoms, walk
 from engines.logic.parse import FormulaSyntaxError, ParseError, Reading, parse_formula, read_formula
 from engines.logic.solver import EQUIVALENT, NOT_EQUIVALENT, UNKNOWN, Outcome, check_equivalence
@@ -77,7 +77,7 @@ def judge(item: Item, outputs: Sequence[str], settings: Any = None, explain: boo
     original = gold_formula(str(item.gold.get("formula", "")))
     description = outputs[0] if outputs else ""
     reply = outputs[1] if len(outputs) > 1 else ""
-    reading = read_formula(reply, vocab.known())
+    reading = read_formula(reply, vocab.known(), lenient=getattr(settings, "extract", STRICT) == LENIENT)
     if not isinstance(reading, Reading):
         return Judgement(item, vocab, original, description, reply, reading, None, None)
     formula = reading.formula
@@ -101,7 +101,12 @@ def verdict_of(j: Judgement) -> Verdict:
         scores = {"equivalent": 0.0, "unknown": 0.0}
         if not j.vocab.is_fol:
             scores["truth_table_agreement"] = 0.0
-        return Verdict("unparseable", scores, [tag("unparseable", j.reading.describe())] + tags)
+        tags = [tag("unparseable", j.reading.describe())] + tags
+        set_off = read_formula(j.reply, j.vocab.known(), lenient=True)
+        if isinstance(set_off, Reading):  # prose around a formula: say so, though the reading fails
+            tags.append(tag("format_violation", f"the formula `{set_off.source}` is set off from prose "
+                                                f"(removed: {' | '.join(set_off.removed)}); the whole reply is read"))
+        return Verdict("unparseable", scores, tags)
     assert j.outcome is not None
     verdict = j.outcome.verdict
     scores = {"equivalent": 1.0 if verdict == EQUIVALENT else 0.0, "unknown": 1.0 if verdict == UNKNOWN else 0.0}

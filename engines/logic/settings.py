@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engines.core import SettingsError
+from engines.core import SettingsError, extract_field
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,7 @@ class LogicSettings:
     max_tokens: int = field(default=2048, metadata={"min": 1, "max": 65536, "help": "reply length cap per step"})
     timeout_ms: int = field(default=2000, metadata={"min": 1, "max": 600_000,
                             "help": "Z3 timeout per implication check; a timeout is the verdict unknown"})
+    extract: str = extract_field()  # strict: the whole reply is the formula (engines.logic.parse)
 
     def __post_init__(self) -> None:
         if self.dataset in ("cnf", "random") and self.k > self.n:

@@ -19,7 +19,8 @@ made, decided once per item so that both steps agree:
   of the other kind, or dropped;
 * extra_operator: ``a ∨ b`` written as ``a → b`` (or ``a ∧ b`` as ``a ↔ b``);
 * copied_formula: the description copies the formula (the round trip is then right);
-* format_violation: the right formula inside prose or a code fence;
+* format_violation: the right formula inside prose or a code fence (unparseable by the
+  authors' reading of the whole reply, correct under ``extract=lenient``);
 * unparseable: half a formula, unbalanced brackets or prose without a formula.
 
 An injected error is kept only if it changes the meaning (a different truth table; for
@@ -344,7 +345,7 @@ def wrap(text: str, rng: random.Random) -> str:
     if style == 1:
         return f"{rng.choice(_BEFORE)}\n```logic\n{text}\n```"
     if style == 2:
-        return f"{rng.choice(_BEFORE)} {text}"
+        return f"{rng.choice(_BEFORE)}\n\n{text}"
     return f"{rng.choice(_BEFORE)}\n{text}\n{rng.choice(_AFTER)}"
 
 
@@ -424,8 +425,10 @@ def simulate(item: Item, step: Step, outputs: tuple[str, ...] | list[str], optio
         return garbage(write(original, rng), rng)
     formula = damage(original, code, vocab, rng, fallback=not options.error) if code in INJECTORS else original
     text = write(formula, rng)
-    if code == "format_violation" or (code not in STEP_ONE_CODES and rng.random() < WRAP_RATE):
+    if code == "format_violation":
         text = wrap(text, rng)
+    elif code not in STEP_ONE_CODES and rng.random() < WRAP_RATE:
+        text = f"\n{text}\n"  # blank lines around the formula: a form the authors' reading accepts
     return text
 
 

@@ -3,7 +3,8 @@
 Extraction, as the authors do it (after removing zero-width spaces): the last
 ```` ```python ... ``` ```` block; failing that, the last ``Begin Code`` + dashes block;
 failing that, the last text between two runs of at least six dashes. No match (or only
-whitespace) means no program. The block's text is taken as is.
+whitespace) means no program. The block's text is taken as is. That is the one reading:
+it is the authors' own, so this engine has no ``extract`` setting.
 
 The syntax check only parses (``ast``); nothing here ever runs the program.
 """

@@ -21,6 +21,9 @@ class RobogridEngine(PackageEngine):
     title = "RoboGrid: diagnosing context-free grammar interpretation in LLMs"
     settings_type = RobogridSettings
     main_score = "svr"  # the one score every task defines; status carries each task's top criterion
+    # The paper's "autoregressive echoing" (A.4.3 case 3) is a model re-predicting what is
+    # already in its context: a prompt repeated back or a span looping is that failure.
+    reply_tag_map = {"prompt_echo": "autoregressive_echoing", "repetition_loop": "autoregressive_echoing"}
 
     def next_step(self, item: Item, settings: Any, outputs: Sequence[str],
                   templates: Mapping[str, str] | None = None) -> Step | None:

@@ -1,17 +1,25 @@
 """Raw model text -> a program under the item's grammar (or VALID/INVALID), or a failure
 with line, column and the offending line under a caret.
 
-Finding the program in a reply, in order:
+The paper parses "the program string synthesized by the LLM" with Lark (SVR, eq. 1) and
+releases no code, so the strict reading (the default) takes the program where the prompt
+asks for it, whole:
 
 1. the last fenced code block (```...```; an unclosed last fence runs to the end);
 2. otherwise the text after the last marker line (``FINAL PROGRAM:``, ``Program:``,
    ``Code:``, ``Answer:``), which is what the CoT prompt asks for;
 3. otherwise the whole reply.
 
-If that does not parse, the lines from the first to the last line that reads as code
-(mostly tokens of this grammar, or names of its symbols) are tried, which recovers a
-bare program with prose around it but keeps a broken code line in the program. Everything dropped is reported (``Parsed.removed``) so the tagger can
-emit ``format_violation``; an empty program is a failure, not an empty parse.
+That stretch parses under the item's grammar or the reply is unparseable; nothing is
+picked out of prose. A grammaticality judgement (task 1) is the whole reply without the
+CoT (the last non-empty line), an optional ``ANSWER:`` aside, reading exactly VALID or
+INVALID; a judgement anywhere else (an echoed prompt says "output 'VALID'") is not one.
+
+``lenient=True`` (``-s extract=lenient``, for diagnosis) also tries the lines from the first
+to the last line that reads as code (mostly tokens of this grammar, or names of its
+symbols), which recovers a bare program with prose around it, and takes the last VALID or
+INVALID anywhere in a judgement. Everything dropped is reported (``Parsed.removed``) so the
+tagger can emit ``format_violation``; an empty program is a failure, not an empty parse.
 
 Guards, so that no reply can crash or stall the scorer: replies over ``MAX_REPLY`` and
 programs over ``MAX_CHARS`` characters are refused at the limit; the scanner refuses
@@ -38,6 +46,7 @@ _MARKER = re.compile(r"^[ \t>*#]*(?:final program|final answer|final code|progra
                      re.I | re.M)
 _VERDICT = re.compile(r"\b(INVALID|VALID)\b", re.I)
 VERDICT_NOISE = " \t\r\n'\"`*.:!"
+_ANSWER = re.compile(r"[\s'\"`*]*(?:answer[\s*]*:[\s'\"`*]*)?(INVALID|VALID)[\s'\"`*.!]*", re.I)
 
 
 @dataclass(frozen=True)
@@ -226,7 +235,7 @@ def _short(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def parse_reply(text: str, grammar: Grammar) -> Parsed | ParseFailure:
+def parse_reply(text: str, grammar: Grammar, lenient: bool = False) -> Parsed | ParseFailure:
     """The program a model's reply contains (see the module docstring for where it is looked for)."""
     if not isinstance(text, str):
         text = "" if text is None else str(text)
@@ -235,7 +244,7 @@ def parse_reply(text: str, grammar: Grammar) -> Parsed | ParseFailure:
     start, end, marked = _candidate(text)
     lo, hi = _trimmed(text, start, end)
     result = _parse(grammar, text[lo:hi])
-    if isinstance(result, _Problem) and end - start <= MAX_CHARS:
+    if isinstance(result, _Problem) and lenient and end - start <= MAX_CHARS:
         lines = _code_lines(text, start, end, grammar)
         if lines is not None and _trimmed(text, *lines) != (lo, hi):
             lo, hi = _trimmed(text, *lines)  # its failure, if it fails too, is the one closer to the program
@@ -245,14 +254,28 @@ def parse_reply(text: str, grammar: Grammar) -> Parsed | ParseFailure:
     return Parsed(result, text[lo:hi], lo, _removed(text, lo, hi), marked)
 
 
-def parse_verdict(text: str) -> Judgement | ParseFailure:
-    """The last VALID or INVALID of a reply (task 1); anything else in it is reported as removed."""
+def parse_verdict(text: str, cot: bool = False, lenient: bool = False) -> Judgement | ParseFailure:
+    """VALID or INVALID: the reply (its last non-empty line after a CoT) says exactly that;
+    ``lenient`` takes the last one anywhere. Anything else in the reply is reported as removed."""
     if not isinstance(text, str):
         text = "" if text is None else str(text)
-    matches = list(_VERDICT.finditer(text[:MAX_REPLY]))
-    if not matches:
-        return failure(text, 0, "no VALID or INVALID in the reply")
-    last = matches[-1]
-    rest = (text[:last.start()] + " " + text[last.end():]).strip(VERDICT_NOISE)
+    text = text[:MAX_REPLY]
+    if lenient:
+        matches = list(_VERDICT.finditer(text))
+        if not matches:
+            return failure(text, 0, "no VALID or INVALID in the reply")
+        start, end = matches[-1].start(), matches[-1].end()
+    else:
+        lo, hi = _trimmed(text, 0, len(text))
+        if cot and lo < hi:
+            lo = text.rfind("\n", lo, hi) + 1 or lo
+            lo, hi = _trimmed(text, lo, hi)
+        answer = _ANSWER.fullmatch(text, lo, hi)
+        if answer is None:
+            where = "the last line of the reply" if cot else "the reply"
+            return failure(text, lo, f"{where} is not VALID or INVALID (optionally after 'ANSWER:')",
+                           ("VALID", "INVALID"), lo, hi)
+        start, end = answer.start(1), answer.end(1)
+    rest = (text[:start] + " " + text[end:]).strip(VERDICT_NOISE)
     removed = tuple(_short(line.strip()) for line in rest.split("\n") if line.strip(VERDICT_NOISE))
-    return Judgement(last.group(1).upper(), removed)
+    return Judgement(text[start:end].upper(), removed)

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Sequence
 
-from engines.core import Chart, DataError, Item, ItemResult, Report, RunResults, Table, Tag, TagType, Verdict
+from engines.core import LENIENT, STRICT, Chart, DataError, Item, ItemResult, Report, RunResults, Table, Tag, TagType, Verdict
 from engines.robogrid.grammars import Grammar, grammar_for
 from engines.robogrid.lexicon import Lexicon
 from engines.robogrid.nodes import Program
@@ -79,9 +79,10 @@ def item_start(item: Item) -> State:
 def score_item(item: Item, outputs: Sequence[str], settings: Any = None, with_views: bool = True) -> Verdict:
     task = item_task(item)
     text = outputs[-1] if outputs else ""
+    lenient = getattr(settings, "extract", STRICT) == LENIENT
     if task == "judge":
-        return _score_judge(item, text, item_cot(item, settings), with_views)
-    return _score_program(item, task, text, item_cot(item, settings), with_views)
+        return _score_judge(item, text, item_cot(item, settings), lenient, with_views)
+    return _score_program(item, task, text, item_cot(item, settings), lenient, with_views)
 
 
 def _format_violation(removed: tuple[str, ...]) -> Tag:
@@ -89,12 +90,15 @@ def _format_violation(removed: tuple[str, ...]) -> Tag:
     return tag("format_violation", "removed: " + " | ".join(removed[:4]) + more)
 
 
-def _score_judge(item: Item, text: str, cot: bool, with_views: bool) -> Verdict:
+def _score_judge(item: Item, text: str, cot: bool, lenient: bool, with_views: bool) -> Verdict:
     from engines.robogrid import views
 
-    judged = parse_verdict(text)
+    judged = parse_verdict(text, cot, lenient)
     if isinstance(judged, ParseFailure):
         tags = [tag("unparseable", judged.describe())]
+        set_off = parse_verdict(text, cot, lenient=True)
+        if not isinstance(set_off, ParseFailure):  # a judgement inside prose: say so, though it is not read
+            tags.append(_format_violation(set_off.removed))
         return Verdict("unparseable", {"svr": 0.0}, tags, views.judge_views(item, text, judged) if with_views else [])
     right = judged.answer == item.gold.get("answer")
     tags = judge_tags(judged.answer, item.gold)
@@ -104,16 +108,19 @@ def _score_judge(item: Item, text: str, cot: bool, with_views: bool) -> Verdict:
     return Verdict(status, {"svr": float(right)}, tags, views.judge_views(item, text, judged) if with_views else [])
 
 
-def _score_program(item: Item, task: str, text: str, cot: bool, with_views: bool) -> Verdict:
+def _score_program(item: Item, task: str, text: str, cot: bool, lenient: bool, with_views: bool) -> Verdict:
     from engines.robogrid import views
 
     grammar = item_grammar(item)
     gold = item_gold(item)
     start = item_start(item)
     keys = TASK_KEYS[task]
-    parsed = parse_reply(text, grammar)
+    parsed = parse_reply(text, grammar, lenient)
     if isinstance(parsed, ParseFailure):
         tags = [tag("unparseable", parsed.describe())] + syntax_tags(parsed.source, grammar, text, parsed.start)
+        set_off = None if lenient else parse_reply(text, grammar, lenient=True)
+        if set_off is not None and not isinstance(set_off, ParseFailure):  # a program among prose, not read
+            tags.append(_format_violation(set_off.removed))
         vs = views.failure_views(item, text, parsed, grammar, gold, execute(gold, start, trace=True)) if with_views else []
         return Verdict("unparseable", {k: 0.0 for k in keys}, tags, vs)
     out_run = execute(parsed.program, start)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 
-from engines.core import SettingsError
+from engines.core import SettingsError, extract_field
 from engines.robogrid.grammars import STYLES
 
 TASKS = ("judge", "goal", "instruct")
@@ -83,6 +83,7 @@ class RobogridSettings:
     cot: bool = field(default=True, metadata={"help": "ask for reasoning before the final program (paper: CoT)"})
     temperature: float = field(default=0.0, metadata={"min": 0.0, "max": 2.0, "help": "sampling temperature"})
     max_tokens: int = field(default=8192, metadata={"min": 1, "max": 131072, "help": "reply length cap"})
+    extract: str = extract_field()  # strict: the fenced / marked / whole program parses (engines.robogrid.parse)
 
     def __post_init__(self) -> None:
         if self.shots not in SHOTS:

@@ -54,8 +54,10 @@ def simulate(item: Item, options: SimOptions, rng_seed: int) -> str:
     if code == "unparseable":
         return "I am sorry, but I could not work out a program for this request."
     text = _program_text(item, code, rng)
-    if code == "format_violation" or (not code and not cot and rng.random() < WRAP_RATE):
+    if code == "format_violation":
         return _unmarked(text, cot)
+    if not code and not cot and rng.random() < WRAP_RATE:
+        return f"```\n{text}\n```"  # a fenced answer: a form the strict reading accepts
     return _marked(text) if cot else text
 
 
@@ -103,6 +105,8 @@ def _judge_reply(item: Item, code: str, cot: bool, rng: random.Random) -> str:
         answer = "INVALID" if gold == "VALID" else "VALID"
     if cot:
         return f"I check each statement against the production rules.\nANSWER: {answer}"
-    if code == "format_violation" or (not code and rng.random() < WRAP_RATE):
+    if code == "format_violation":
         return f"After checking the code against the grammar, my answer is {answer}."
+    if not code and rng.random() < WRAP_RATE:
+        return f"**{answer}**"  # markdown emphasis: a form the strict reading accepts
     return answer

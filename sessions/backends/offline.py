@@ -71,11 +71,12 @@ class OracleBackend(Backend):
 
 
 class ReplayBackend(Backend):
-    """Recorded outputs: JSON lines ``{"id": ..., "output": "..."}`` or ``"outputs": [...]``."""
+    """Recorded outputs: JSON lines ``{"id": ..., "output": "..."}`` or ``"outputs": [...]``, optionally
+    with the recorded ``"finish_reasons": [...]`` per step (a reply cut at the cap replays as cut)."""
 
     def __init__(self, spec: ModelSpec):
         self.spec = spec
-        self.outputs = load_replay(Path(spec.name))
+        self.outputs, self.finish_reasons = load_replay_file(Path(spec.name))
 
     async def complete(self, request: CallRequest) -> Completion:
         recorded = self.outputs.get(request.item.id)
@@ -86,7 +87,9 @@ class ReplayBackend(Backend):
                 f"{self.spec.name} has {len(recorded)} output(s) for {request.item.id}; step {request.step_index + 1} needs more",
                 transient=False,
             )
-        return Completion(text=recorded[request.step_index])
+        reasons = self.finish_reasons.get(request.item.id, [])
+        reason = reasons[request.step_index] if request.step_index < len(reasons) else ""
+        return Completion(text=recorded[request.step_index], finish_reason=reason)
 
     def describe(self) -> dict:
         return {"kind": "replay", "model": self.spec.text, "file": self.spec.name}
@@ -94,13 +97,19 @@ class ReplayBackend(Backend):
 
 def load_replay(path: Path) -> dict[str, list[str]]:
     """Item id -> outputs per step, with one clear error for a missing or malformed file."""
+    return load_replay_file(path)[0]
+
+
+def load_replay_file(path: Path) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """(item id -> outputs per step, item id -> finish reasons per step where recorded)."""
     if path.suffix == ".csv":
-        return load_compost_csv(path)
+        return load_compost_csv(path), {}
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise InputError(f"replay file {path}: {exc.strerror or exc}") from None
     outputs: dict[str, list[str]] = {}
+    reasons: dict[str, list[str]] = {}
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -110,10 +119,15 @@ def load_replay(path: Path) -> dict[str, list[str]]:
             values = record["outputs"] if "outputs" in record else [record["output"]]
             if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
                 raise TypeError("outputs must be strings")
+            finished = record.get("finish_reasons", [])
+            if not isinstance(finished, list) or not all(isinstance(v, str) for v in finished):
+                raise TypeError("finish_reasons must be strings")
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
             raise InputError(f"replay file {path} line {number}: expected {{\"id\", \"output\"}} or {{\"id\", \"outputs\"}} ({exc})") from None
         outputs[item_id] = values
-    return outputs
+        if finished:
+            reasons[item_id] = finished
+    return outputs, reasons
 
 
 def load_compost_csv(path: Path) -> dict[str, list[str]]:

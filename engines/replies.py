@@ -1,0 +1,181 @@
+"""What real models do to a reply, whatever the task: facts about the text, shared by every engine.
+
+A small local model (and a large one on a bad day) answers with the prompt echoed back, a
+phrase looping until the reply cap, nothing at all, a reply cut at ``max_tokens``, or words
+in another script. None of these is an error of the benchmark's own taxonomy, and none of
+them changes a verdict (the engine's parser and scorer decide that); they are tagged so
+that a reader sees at once *why* a reply failed, with evidence naming the span:
+
+* ``prompt_echo``: lines of the reply that are lines of the prompt, verbatim or opening with
+  the same ``ECHO_OPENING`` characters as one (an echo that drifts, or is cut by the cap,
+  further on), adding up to ``ECHO_MIN_CHARS`` or more and to at least ``ECHO_MIN_SHARE`` of
+  the reply;
+* ``repetition_loop``: the reply ends in one span (``LOOP_MIN_UNIT`` to ``LOOP_MAX_UNIT``
+  characters) repeated back to back ``LOOP_MIN_REPEATS`` times or more, ``LOOP_CUT_REPEATS``
+  when the reply was cut at the cap: degenerate decoding loops until the reply ends, so the
+  end is where a loop is looked for (a block written twice mid-program is the engine's
+  own structural tagger's business);
+* ``empty_reply``: nothing but whitespace;
+* ``truncated``: the backend reported finish reason ``length`` (the reply hit ``max_tokens``);
+* ``other_script``: a run of ``SCRIPT_MIN_RUN`` or more letters of a script the prompt does
+  not use (Cyrillic words in a reply to an English prompt). Another language in the same
+  script (German in Latin letters) is not detected: that needs a language model of its own.
+
+An engine whose taxonomy has a place for one of these maps it there (``Engine.reply_tags``:
+RoboGrid files prompt echoes and loops under its ``autoregressive_echoing``); the others
+carry the codes below. Tool steps (a program run, a SPARQL query) are not replies and are
+never looked at.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Mapping, Sequence
+
+from engines.core import Tag, TagType
+
+PROMPT_ECHO = "prompt_echo"
+REPETITION_LOOP = "repetition_loop"
+EMPTY_REPLY = "empty_reply"
+TRUNCATED = "truncated"
+OTHER_SCRIPT = "other_script"
+
+TAXONOMY: tuple[TagType, ...] = (
+    TagType(PROMPT_ECHO, "Prompt echo", "The reply repeats lines of the prompt verbatim.", "reply"),
+    TagType(REPETITION_LOOP, "Repetition loop", "One span of the reply repeated back to back many times.", "reply"),
+    TagType(EMPTY_REPLY, "Empty reply", "The model returned nothing but whitespace.", "reply"),
+    TagType(TRUNCATED, "Truncated at the cap", "The reply was cut at max_tokens (finish reason length).", "reply"),
+    TagType(OTHER_SCRIPT, "Other script", "Words in a script the prompt does not use (e.g. Cyrillic in an "
+            "English task).", "reply"),
+)
+LABELS = {t.code: t.label for t in TAXONOMY}
+
+ECHO_MIN_LINE = 16  # characters: shorter lines ("Answer:", "x1 ∧ x2") are too common to call an echo
+ECHO_MIN_CHARS = 60
+ECHO_OPENING = 40  # a longer line opening like a prompt line is an echo that drifted (or was cut) later on
+ECHO_MIN_SHARE = 0.3
+LOOP_MIN_UNIT = 3
+LOOP_MAX_UNIT = 200
+LOOP_MIN_REPEATS = 8
+LOOP_CUT_REPEATS = 3
+LOOP_TAIL = 6_000  # characters at the end of a reply searched for a loop (loops run to the end)
+SCRIPT_MIN_RUN = 3
+_LETTERS = re.compile(r"[^\W\d_]{%d,}" % SCRIPT_MIN_RUN)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One model reply and what it answered: the prompt text and the backend's finish reason."""
+
+    text: str
+    prompt: str
+    finish_reason: str = ""
+
+
+def reply_tags(replies: Sequence[Reply], mapping: Mapping[str, str] = {}, labels: Mapping[str, str] = {}) -> list[Tag]:
+    """The tags of every reply (step numbers in the evidence when there are several), codes mapped."""
+    tags: list[Tag] = []
+    for number, reply in enumerate(replies, 1):
+        where = f"step {number}: " if len(replies) > 1 else ""
+        for code, evidence in observe(reply):
+            code = mapping.get(code, code)
+            tags.append(Tag(code, labels.get(code, LABELS.get(code, code)), where + evidence))
+    return tags
+
+
+def observe(reply: Reply) -> list[tuple[str, str]]:
+    """(code, evidence) for each fact about one reply."""
+    found: list[tuple[str, str]] = []
+    text = reply.text
+    cut = reply.finish_reason == "length"
+    if not text.strip():
+        found.append((EMPTY_REPLY, "the reply is empty" + (" (cut at the cap)" if cut else "")))
+    if cut:
+        found.append((TRUNCATED, f"cut at max_tokens (finish reason length) after {len(text)} characters, "
+                                 f"ending `{_short(text[-40:])}`"))
+    for check in (_echo, _loop, _script):
+        evidence = check(reply, cut)
+        if evidence:
+            found.append(evidence)
+    return found
+
+
+def _echo(reply: Reply, cut: bool) -> tuple[str, str] | None:
+    prompt_lines = {line.strip() for line in reply.prompt.splitlines() if len(line.strip()) >= ECHO_MIN_LINE}
+    if not prompt_lines:
+        return None
+    openings = {line[:ECHO_OPENING] for line in prompt_lines if len(line) >= ECHO_OPENING}
+    echoed = [line.strip() for line in reply.text.splitlines()
+              if line.strip() in prompt_lines or len(line.strip()) >= ECHO_OPENING and line.strip()[:ECHO_OPENING] in openings]
+    chars = sum(map(len, echoed))
+    total = len("".join(reply.text.split()))
+    if chars < ECHO_MIN_CHARS or chars < ECHO_MIN_SHARE * total:
+        return None
+    return PROMPT_ECHO, (f"{len(echoed)} line(s), {chars} of the reply's {len(reply.text)} characters, repeat the "
+                         f"prompt, from `{_short(echoed[0])}`")
+
+
+def _loop(reply: Reply, cut: bool) -> tuple[str, str] | None:
+    """The longest back-to-back repetition the reply ends with, if it is a loop.
+
+    For each period ``p`` the run of characters equal to the one ``p`` before them is
+    measured backwards from the end (a binary search over slice comparisons, so a long
+    reply costs microseconds); a unit cut short by the cap is part of the run.
+    """
+    text = reply.text.rstrip()
+    tail = text[-LOOP_TAIL:][::-1]
+    best: tuple[int, int] | None = None  # (covered characters, period)
+    for period in range(LOOP_MIN_UNIT, min(LOOP_MAX_UNIT, len(tail) // 2) + 1):
+        if tail[:period] != tail[period:2 * period]:
+            continue  # not even twice
+        lo, hi = period, len(tail) - period  # the longest l with tail[:l] == tail[period:period + l]
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if tail[:mid] == tail[period:period + mid]:
+                lo = mid
+            else:
+                hi = mid - 1
+        covered = lo + period
+        repeats = covered // period
+        if repeats < (LOOP_CUT_REPEATS if cut else LOOP_MIN_REPEATS) or not tail[:period].strip():
+            continue
+        if best is None or covered > best[0] + period:  # a multiple of a shorter unit adds nothing
+            best = (covered, period)
+    if best is None:
+        return None
+    covered, period = best
+    unit = text[len(text) - covered:len(text) - covered + period]
+    return REPETITION_LOOP, (f"`{_short(unit.strip())}` repeated {covered // period} times back to back "
+                             f"from character {len(text) - covered + 1} to the end")
+
+
+def _script(reply: Reply, cut: bool) -> tuple[str, str] | None:
+    if reply.text.isascii():
+        return None
+    allowed = {_script_of(ch) for ch in set(reply.prompt) if ch.isalpha()}
+    foreign: dict[str, list[str]] = {}
+    for m in _LETTERS.finditer(reply.text):
+        scripts = {_script_of(ch) for ch in set(m.group(0))} - allowed
+        if scripts:
+            foreign.setdefault(sorted(scripts)[0], []).append(m.group(0))
+    if not foreign:
+        return None
+    parts = [f"{script.title()} ({', '.join('`' + w + '`' for w in words[:3])}{', ...' if len(words) > 3 else ''})"
+             for script, words in sorted(foreign.items())]
+    return OTHER_SCRIPT, "letters of a script the prompt does not use: " + "; ".join(parts)
+
+
+@lru_cache(maxsize=4096)
+def _script_of(ch: str) -> str:
+    """The script of a letter from its Unicode name (``CYRILLIC SMALL LETTER TE`` -> ``CYRILLIC``)."""
+    name = unicodedata.name(ch, "")
+    head = name.split(" ", 1)[0]
+    return "CJK" if head in ("CJK", "HIRAGANA", "KATAKANA") else head or "UNKNOWN"
+
+
+def _short(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,191 @@
+"""A stop is prompt: Ctrl-C, SIGTERM and `c`/`q` in the inspector end a run within 2 s, whatever the model
+is doing, with the items in flight left for `n2f resume`.
+
+The fast half drives the runner and the local backend with stand-ins (a backend that never answers, a
+llama.cpp whose tokens come slowly). The second half (markers ``slow`` and ``local_model``) stops the real
+Gemma 3 270M in the middle of a generation, from the command line and from the inspector.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import types
+from pathlib import Path
+
+import pytest
+
+from n2f_tui.app import N2FApp
+from sessions import api
+from sessions.backends.base import Backend, CallRequest, Completion
+from sessions.runner import Runner
+from sessions.store import RunStore
+from test_local_model import FakeLlama, gemma_path  # noqa: F401 (a fixture)
+from tui_support import screen_named, until
+
+ROOT = Path(__file__).resolve().parents[1]
+STOP_WITHIN = 2.0  # seconds, the issue's bound
+
+
+class Silent(Backend):
+    """A model that never answers: only cancelling the awaiting task ends a call."""
+
+    def __init__(self, spec):
+        self.spec = spec
+        self.calls = 0
+        self.cancelled = 0
+
+    async def complete(self, request: CallRequest) -> Completion:
+        self.calls += 1
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            self.cancelled += 1
+            raise
+        raise AssertionError("unreachable")
+
+
+async def test_cancel_abandons_calls_in_flight_and_leaves_them_pending():
+    prepared = await api.prepare_run("dedc", [], model="sim", limit=6, concurrency=3, name="silent")
+    backend = Silent(prepared.backend.spec)
+    runner = Runner(prepared.store, prepared.engine, prepared.runner.settings, backend, concurrency=3)
+    task = asyncio.create_task(runner.run())
+    while backend.calls < 3:
+        await asyncio.sleep(0.01)
+    started = time.monotonic()
+    runner.cancel()
+    progress = await asyncio.wait_for(task, STOP_WITHIN)
+    assert time.monotonic() - started < 0.5
+    assert progress.cancelled and progress.done == 0 and backend.cancelled == 3
+    assert prepared.store.meta["status"] == "cancelled" and len(prepared.store.pending_indices()) == 6
+    prepared.store.close()
+
+
+@pytest.fixture
+def slow_llama(monkeypatch):
+    """A llama.cpp stand-in whose replies never end by themselves: one token every 20 ms."""
+    FakeLlama.instances.clear()
+    monkeypatch.setattr(FakeLlama, "token_delay", 0.02)
+    monkeypatch.setitem(sys.modules, "llama_cpp", types.SimpleNamespace(Llama=FakeLlama))
+    return FakeLlama
+
+
+async def test_the_local_backend_stops_between_tokens_and_frees_the_model(slow_llama, tmp_path):
+    weights = tmp_path / "tiny.gguf"
+    weights.write_bytes(b"GGUF")
+    prepared = await api.prepare_run("robogrid", ["count=2", "max_tokens=100000"], model=f"local:{weights}",
+                                     limit=2, concurrency=2)
+    task = asyncio.create_task(prepared.runner.run())
+    await asyncio.sleep(0.3)  # the first reply is streaming
+    (model,) = slow_llama.instances
+    assert model.busy and len(model.calls) == 1
+    started = time.monotonic()
+    prepared.runner.cancel()
+    progress = await asyncio.wait_for(task, STOP_WITHIN)
+    await asyncio.wait_for(prepared.backend.aclose(), STOP_WITHIN)  # waits for the thread to leave the model
+    assert time.monotonic() - started < 0.5
+    assert not model.busy and len(model.calls) == 1  # the second item never reached the model
+    assert progress.cancelled and len(prepared.store.pending_indices()) == 2
+    prepared.store.close()
+
+
+def test_the_local_reply_cap_is_the_default_and_a_setting_overrides_it(slow_llama, tmp_path):
+    weights = tmp_path / "tiny.gguf"
+    weights.write_bytes(b"GGUF")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    code = ("import sys, types; sys.path.insert(0, 'tests'); from test_local_model import FakeLlama; "
+            "sys.modules['llama_cpp'] = types.SimpleNamespace(Llama=FakeLlama); FakeLlama.token_delay = 0.0005; "
+            "from n2f_tui.cli import main; sys.exit(main())")
+    base = [sys.executable, "-c", code, "run", "robogrid", "-m", f"local:{weights}", "-n", "2", "-s", "count=2"]
+    capped = subprocess.run(base + ["--json"], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    assert capped.returncode == 0, capped.stderr
+    assert "local model: replies capped at 512 tokens" in capped.stderr
+    summary = json.loads(capped.stdout)
+    assert summary["settings"]["max_tokens"] == 512  # robogrid's own default is 8192
+    assert summary["replies"] == {"reported": 2, "truncated": 2, "max_tokens": 512}
+    assert summary["tags"]["truncated"] == 2
+    report = subprocess.run([sys.executable, "-m", "n2f_tui", "report", summary["run"]], capture_output=True,
+                            text=True, env=env, cwd=ROOT, timeout=120)
+    assert "2 of 2 cut by the cap (max_tokens=512)" in report.stdout
+    chosen = subprocess.run(base + ["-s", "max_tokens=7", "--json"], capture_output=True, text=True, env=env,
+                            cwd=ROOT, timeout=120)
+    assert "replies capped at 7 tokens" in chosen.stderr
+    assert json.loads(chosen.stdout)["settings"]["max_tokens"] == 7
+
+
+# ------------------------------------------------------------- the real model
+
+
+def _results(run_dir: Path) -> int:
+    path = run_dir / "results.json"
+    return len(json.loads(path.read_text()).get("results", {})) if path.exists() else 0
+
+
+def _generating(pid: int, seconds: float = 1.0) -> bool:
+    """The process is busy on the CPU (llama.cpp reading the prompt or writing the reply)."""
+    with open(f"/proc/{pid}/stat") as fh:
+        before = sum(int(x) for x in fh.read().split()[13:15])
+    time.sleep(seconds)
+    with open(f"/proc/{pid}/stat") as fh:
+        after = sum(int(x) for x in fh.read().split()[13:15])
+    return after - before > 0.5 * seconds * os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.slow
+@pytest.mark.local_model
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_stops_a_local_robogrid_run_mid_generation_and_resume_finishes_it(sig, gemma_path, n2f_home):
+    name = f"stop-{sig.name.lower()}"
+    proc = subprocess.Popen([sys.executable, "-m", "n2f_tui", "run", "robogrid", "-m", "local", "-n", "2", "-q",
+                             "-s", "max_tokens=96", "--name", name], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    runs = n2f_home / "runs"
+    deadline = time.monotonic() + 300
+    while not (runs.exists() and any(runs.iterdir())):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+        time.sleep(0.1)
+    while not _generating(proc.pid):  # the model has been loaded and is at work on item 1
+        assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+    sent = time.monotonic()
+    proc.send_signal(sig)
+    proc.wait(timeout=60)
+    took = time.monotonic() - sent
+    stderr = proc.stderr.read()
+    assert took < STOP_WITHIN, f"took {took:.1f} s to stop"
+    assert proc.returncode == 130, stderr
+    assert f"`n2f resume {name}` finishes it" in stderr
+    store = RunStore.open(name)
+    assert store.meta["status"] == "cancelled" and store.pending_indices()
+    resumed = subprocess.run([sys.executable, "-m", "n2f_tui", "resume", name, "--json", "-q"], cwd=ROOT,
+                             capture_output=True, text=True, timeout=900)
+    assert resumed.returncode == 0, resumed.stderr
+    summary = json.loads(resumed.stdout)
+    assert summary["counts"]["pending"] == 0 and summary["counts"].get("error", 0) == 0 and summary["n"] == 2
+
+
+@pytest.mark.slow
+@pytest.mark.local_model
+async def test_c_in_the_inspector_stops_a_local_run_mid_generation(gemma_path, n2f_home):
+    app = N2FApp(frozen=True, demo=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        prepared = await api.prepare_run("robogrid", ["max_tokens=96"], model="local", limit=2, concurrency=1,
+                                         name="tui-stop")
+        job = app.start_job(prepared)
+        app.open_run(prepared.store.id)
+        await until(pilot, lambda: screen_named(app, "RunScreen"))
+        await pilot.pause(3.0)  # well inside item 1: its prompt alone takes longer to read
+        assert not job.done and job.progress.done == 0
+        sent = time.monotonic()
+        await pilot.press("c")
+        await until(pilot, lambda: job.done, timeout=STOP_WITHIN)
+        assert time.monotonic() - sent < STOP_WITHIN
+    assert RunStore.open("tui-stop").meta["status"] == "cancelled"
+    resumed = subprocess.run([sys.executable, "-m", "n2f_tui", "resume", "tui-stop", "--json", "-q"], cwd=ROOT,
+                             capture_output=True, text=True, timeout=900)
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["counts"]["pending"] == 0
