@@ -1,5 +1,8 @@
 """What the CLI and the inspector ask of the sessions layer, in one place.
 
+The runner, the tools and asyncio are imported by the functions that run something, so
+that reading a run (``n2f show``, ``report``, ``runs``) does not load them.
+
 Both front ends go through these functions so that a run started from the TUI and one
 started from the command line are the same thing on disk.
 """
@@ -12,7 +15,7 @@ import platform
 import random
 from dataclasses import dataclass
 from importlib import metadata
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from engines import get_engine
 from engines.core import (
@@ -29,10 +32,12 @@ from sessions.backends.base import Backend, BackendError, ModelSpec
 from sessions.config import Config, load_config
 from sessions.errors import InputError, RuntimeFailure
 from sessions.models import make_backend, parse_model_spec
-from sessions.runner import Runner, finish_reasons
+from sessions.results_log import finish_reasons
 from sessions.store import RunStore
-from sessions.tools import preflight_tools, run_tool, tools_meta
 from sessions.usage import Budget, run_usage
+
+if TYPE_CHECKING:
+    from sessions.runner import Runner
 
 DEFAULT_SEED = 0
 
@@ -58,6 +63,8 @@ async def run_tool_steps(engine: Engine, item: Item, settings: Any, outputs: Seq
     Stops at the first model step: its output has to be given. A tool that cannot do its work
     (unreachable endpoint, broken sandbox) is a RuntimeFailure, not a verdict on the model.
     """
+    from sessions.tools import preflight_tools, run_tool
+
     done = list(outputs)
     await preflight_tools(engine.tools, settings)
     while (step := engine.next_step(item, settings, done)) is not None and step.kind == "tool":
@@ -165,6 +172,9 @@ async def prepare_run(
     ``limit`` keeps the first items, ``sample`` draws that many with the seed; ``group``
     marks runs made together (``n2f smoke``).
     """
+    from sessions.runner import Runner
+    from sessions.tools import preflight_tools, tools_meta
+
     config = config or load_config()
     spec = parse_model_spec(model)
     if spec.kind == "local":
@@ -213,6 +223,9 @@ async def prepare_resume(ref: str, concurrency: int | None = None, config: Confi
 
     A budget given here limits the run's total usage, results already stored included;
     without one the run goes on to its end (a run stopped at its budget is finished so)."""
+    from sessions.runner import Runner
+    from sessions.tools import preflight_tools
+
     config = config or load_config()
     store = RunStore.open(ref)
     store.acquire()

@@ -7,7 +7,7 @@ import io
 import json
 from typing import Any, Iterator
 
-from sessions.runner import finish_reasons
+from sessions.results_log import finish_reasons
 from sessions.store import RunStore
 
 

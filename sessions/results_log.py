@@ -56,6 +56,11 @@ def summary_of(record: Mapping[str, Any]) -> dict[str, Any]:
     return summary
 
 
+def finish_reasons(steps: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Each step's finish reason as recorded ("" where the backend reported none, and for tools)."""
+    return [str(step.get("finish_reason", "")) for step in steps]
+
+
 def _dumps(value: Any) -> bytes:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
@@ -114,7 +119,7 @@ class ResultsLog:
     def _find_summary(self, index: int) -> dict[str, Any] | None:
         """The item's latest summary: the last whole index line that starts with its number."""
         data = read_from(self.index_path, 0)
-        data = data[: complete_lines(data)[1]]
+        data = data[: data.rfind(b"\n") + 1]  # whole lines only
         needle = b'{"i":%d,' % index  # _dumps writes "i" first, without spaces
         at = data.rfind(needle)
         while at > 0 and data[at - 1] != 0x0A:

@@ -16,6 +16,7 @@ from typing import Any, Callable, Mapping, Sequence
 from engines.core import Engine, Item, Verdict
 from sessions.backends.base import Backend, BackendError, CallRequest, Completion
 from sessions.files import now_iso
+from sessions.results_log import finish_reasons
 from sessions.store import FLUSH_SECONDS, PersistError, RunStore
 from sessions.streaming import LiveReply
 from sessions.tools import run_tool
@@ -96,11 +97,6 @@ def error_record(item: Item, index: int, message: str, outputs: Sequence[str], s
         "attempt": attempt,
         "time": now_iso(),
     }
-
-
-def finish_reasons(steps: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Each step's finish reason as recorded ("" where the backend reported none, and for tools)."""
-    return [str(step.get("finish_reason", "")) for step in steps]
 
 
 @dataclass
