@@ -260,7 +260,7 @@ class Runner:
             crashed = True
             raise
         finally:
-            for task in (work, flusher):
+            for task in (work, callers, scorer, flusher):
                 task.cancel()
             await asyncio.gather(work, callers, scorer, flusher, return_exceptions=True)
             self._callers = None
