@@ -11,7 +11,8 @@ For each size, in a fresh N2F_HOME, the median (and range) of REPEATS fresh proc
   next     ``j`` to the next item's detail painted: median over 40 moves in one app
 
 Peak RSS is the child's own maximum resident set (``wait4``), so figures of different
-processes never mix. Figures are printed; nothing is asserted.
+processes never mix. Children run with bytecode caching on (``PYTHONDONTWRITEBYTECODE``
+removed), as an installed ``n2f`` does. Figures are printed; nothing is asserted.
 """
 
 from __future__ import annotations
@@ -55,7 +56,8 @@ def summary(values: list[float], unit: str, scale: float = 1.0, digits: int = 2)
 def measure_size(size: int, repeats: int) -> dict[str, object]:
     repeat = math.ceil(size / DEDC_ITEMS)
     with tempfile.TemporaryDirectory() as home:
-        env = {**os.environ, "N2F_HOME": home}
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env["N2F_HOME"] = home
         runs = [timed(n2f("run", "dedc", "-s", f"repeat={repeat}", "-n", str(size), "-m", "sim", "-q",
                           "--name", "big" if k == 0 else f"big{k}"), env) for k in range(repeats)]
         shows = [timed(n2f("show", "big", "1"), env) for _ in range(repeats)]
