@@ -369,10 +369,11 @@ def build_report(store: RunStore, against: Sequence[RunStore] = ()) -> tuple[Any
             raise InputError(f"run {other.label} is a {other.meta['engine']} run; cannot report it against {engine.name}")
         others.append(load_results(other))
     report = engine.report(run, others)
-    usage = run_usage(store.summaries().values()).to_json(price_of(store))
+    summaries = store.summaries()
+    usage = run_usage(summaries.values()).to_json(price_of(store))
     counts = status_counts(run.results)
     counts["pending"] = int(store.meta.get("total", len(run.results))) - len(run.results)
-    reasons = [r for summary in store.summaries().values() for r in summary.get("finish_reasons", [])]
+    reasons = [r for summary in summaries.values() for r in summary.get("finish_reasons", [])]
     summary = {
         "run": store.id,
         "name": store.meta.get("name", ""),

@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, Sequence
 
 from sessions.errors import InputError
 from sessions.files import append_durably, atomic_write_bytes, complete_lines, fsync_folder, read_from

@@ -13,7 +13,6 @@ import hashlib
 import io
 import pickle
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
