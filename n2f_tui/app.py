@@ -22,7 +22,7 @@ from textual.screen import Screen
 from engines.core import EngineError
 from n2f_tui.jobs import RunJob
 from n2f_tui.screens.home import HomeScreen
-from n2f_tui.widgets import style
+from n2f_tui.widgets.style import LIVE, Formats
 from sessions import api
 from sessions.errors import N2FError
 from sessions.store import list_run_meta
@@ -46,17 +46,16 @@ class N2FApp(App):
     Screen { background: $background; }
     """
 
-    def __init__(self, run: str | None = None, frozen: bool = False, demo: bool = True,
+    def __init__(self, run: str | None = None, formats: Formats = LIVE, demo: bool = True,
                  demo_model: str = DEMO_MODEL) -> None:
+        """``formats`` writes dates, rates and run ids (snapshot tests pass ``STABLE``)."""
         super().__init__()
-        style.FROZEN = frozen
-        self.frozen = frozen
+        self.formats = formats
         self.initial_run = run
         self.demo = demo
         self.demo_model = demo_model
         self.jobs: dict[str, RunJob] = {}
         self.last_job_error: dict[str, BaseException] = {}
-        self._quitting = False
         self._gc_ticks = 0
         self.input_at = 0.0
 
@@ -201,8 +200,24 @@ class N2FApp(App):
             self.push_screen(HelpScreen(self.screen))
 
     async def action_quit(self) -> None:
-        """Quit; a run still going is cancelled cleanly and can be resumed."""
-        self._quitting = True
+        """Quit; a run still going is cancelled cleanly (and can be resumed) once the user says yes."""
+        from n2f_tui.screens.dialogs import ConfirmDialog
+
+        if not self.jobs:
+            await self.quit_now()
+            return
+        if isinstance(self.screen, ConfirmDialog):  # already asking
+            return
+
+        async def confirmed(yes: bool | None) -> None:
+            if yes:
+                await self.quit_now()
+
+        running = ", ".join(sorted(job.store.label for job in self.jobs.values()))
+        self.push_screen(ConfirmDialog(f"Quit? The run going on ({running}) is cancelled; r resumes it later.",
+                                       yes="Quit"), confirmed)
+
+    async def quit_now(self) -> None:
         await self.stop_jobs()
         self.exit()
 

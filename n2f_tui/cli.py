@@ -244,7 +244,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             model=args.model or config.default_model,
             seed=args.seed,
             limit=args.limit,
-            concurrency=args.concurrency or config.concurrency,
+            concurrency=config.concurrency if args.concurrency is None else args.concurrency,
             name=args.name,
             config=config,
             max_tokens=args.max_tokens,

@@ -18,14 +18,21 @@ from rich.tree import Tree
 
 from engines.core import Report, View
 
-CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# C0/C1 controls (tab and newline kept) and the bidi controls that reorder what follows them
+# (U+202E would show a reply's text backwards: "Trojan Source")
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 STATUS_STYLE = {"correct": "green", "wrong": "red", "unparseable": "magenta", "error": "yellow", "pending": "dim"}
 
 
 def safe_text(value: Any, style: str = "") -> Text:
-    """Plain text with control and escape characters shown as ``\\xNN`` instead of acting."""
+    """Plain text with control, escape and bidi characters shown as ``\\xNN`` / ``\\uNNNN`` instead of acting."""
     raw = value if isinstance(value, str) else str(value)
-    return Text(CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", raw), style=style)
+    return Text(CONTROL.sub(_shown, raw), style=style)
+
+
+def _shown(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def status_text(status: str) -> Text:

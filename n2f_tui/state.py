@@ -189,6 +189,10 @@ class RunState:
             self.versions[index] = self.versions.get(index, 0) + 1
         return touched
 
+    def annotation_events(self, index: int) -> list[dict[str, Any]]:
+        """The item's annotation events, from the run's log kept open (no store opened per item)."""
+        return self.annotations.events(self.ids[index])
+
     def add_tag(self, index: int, code: str) -> None:
         label = next((t.label for t in self.taxonomy() if t.code == code), code)
         self.annotate(index, "tag_add", code=code, label=label)

@@ -226,6 +226,8 @@ async def prepare_resume(ref: str, concurrency: int | None = None, config: Confi
     from sessions.runner import Runner
     from sessions.tools import preflight_tools
 
+    if concurrency is not None and concurrency < 1:
+        raise InputError("-j must be at least 1")
     config = config or load_config()
     store = RunStore.open(ref)
     store.acquire()
@@ -244,7 +246,7 @@ async def prepare_resume(ref: str, concurrency: int | None = None, config: Confi
         engine,
         settings,
         backend,
-        concurrency=concurrency or int(store.meta.get("concurrency", 8)),
+        concurrency=int(store.meta.get("concurrency", 8)) if concurrency is None else concurrency,
         templates=store.meta.get("templates"),
         budget=budget,
     )
@@ -320,11 +322,14 @@ class ItemDetail:
         return self.record.get("status", "pending") if self.record else "pending"
 
 
-def item_detail(store: RunStore, index: int, record: dict[str, Any] | None = None) -> ItemDetail:
+def item_detail(store: RunStore, index: int, record: dict[str, Any] | None = None,
+                annotations: list[dict[str, Any]] | None = None) -> ItemDetail:
     """Prompts rebuilt from the run's templates and a fresh verdict with views from stored outputs.
 
     ``record`` is the item's stored record when the caller has it already; None reads it
     from the store, and ``{}`` means the item has none yet (pending) without reading.
+    ``annotations`` are the item's events when the caller keeps the run's log open (the
+    inspector); None reads the log.
     """
     engine, settings = run_settings(store)
     item = store.item(index)
@@ -344,7 +349,7 @@ def item_detail(store: RunStore, index: int, record: dict[str, Any] | None = Non
         verdict = engine.score(item, outputs, settings, finish_reasons=finish_reasons(record.get("steps", [])),
                                templates=templates)
     return ItemDetail(index=index, item=item, record=record, prompts=prompts, verdict=verdict,
-                      annotations=store.annotations().events(item.id))
+                      annotations=store.annotations().events(item.id) if annotations is None else annotations)
 
 
 def find_item(store: RunStore, ref: str) -> tuple[int, Item]:

@@ -36,6 +36,17 @@ class Progress:
     cancelled: bool = False
     usage: Usage = field(default_factory=Usage)  # tokens of the items answered in this pass
     budget_reached: bool = False
+    paused_at: float | None = None  # while paused: since when (the clock of rate and ETA stands still)
+    paused_for: float = 0.0  # seconds spent paused before now
+
+    def pause(self) -> None:
+        if self.paused_at is None:
+            self.paused_at = time.monotonic()
+
+    def unpause(self) -> None:
+        if self.paused_at is not None:
+            self.paused_for += time.monotonic() - self.paused_at
+            self.paused_at = None
 
     @property
     def errors(self) -> int:
@@ -43,7 +54,8 @@ class Progress:
 
     @property
     def elapsed(self) -> float:
-        return (self.finished or time.monotonic()) - self.started
+        """Seconds of running, time spent paused left out (so items/s and ETA do not drift while paused)."""
+        return (self.paused_at or self.finished or time.monotonic()) - self.started - self.paused_for
 
     @property
     def rate(self) -> float:
@@ -192,9 +204,11 @@ class Runner:
 
     def pause(self) -> None:
         self._gate.clear()
+        self.progress.pause()
 
     def unpause(self) -> None:
         self._gate.set()
+        self.progress.unpause()
 
     @property
     def paused(self) -> bool:
@@ -227,7 +241,7 @@ class Runner:
         """
         previous = self.store.summaries()
         todo = list(self.store.pending_indices() if indices is None else indices)
-        self.progress = Progress(total=len(todo))
+        self.progress = Progress(total=len(todo), paused_at=time.monotonic() if self.paused else None)
         self._recorded = set()
         redone = set(todo)
         self._spent_before = run_usage(r for i, r in previous.items() if i not in redone)

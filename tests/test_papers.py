@@ -205,10 +205,11 @@ def test_replayed_released_outputs_sit_beside_table_1(level, dataset):
 async def test_the_inspectors_report_screen_shows_the_paper_rows():
     from n2f_tui.app import N2FApp
     from n2f_tui.screens.report import ReportScreen
+    from n2f_tui.widgets.style import STABLE
     from tui_support import make_run, screen_named, until
 
     await make_run("beside-the-paper", limit=20)
-    app = N2FApp(run="beside-the-paper", frozen=True, demo=False)
+    app = N2FApp(run="beside-the-paper", formats=STABLE, demo=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: screen_named(app, "RunScreen"))
         await pilot.press("R")

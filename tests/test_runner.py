@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
@@ -11,7 +12,7 @@ from engines.core import SimOptions, parse_settings
 from fake_engine import FakeEngine, FakeSettings
 from sessions.backends.base import Backend, BackendError, Completion, ModelSpec
 from sessions.backends.offline import SimBackend
-from sessions.runner import Runner
+from sessions.runner import Progress, Runner
 from sessions.store import RunStore
 
 
@@ -105,6 +106,17 @@ async def test_pause_holds_items_until_unpaused():
     runner.unpause()
     progress = await task
     assert progress.done == 5
+
+
+def test_time_spent_paused_is_left_out_of_the_rate_and_eta():
+    progress = Progress(total=10, done=4, started=time.monotonic() - 2.0)
+    progress.pause()
+    standing = (progress.elapsed, progress.rate, progress.eta)
+    time.sleep(0.05)
+    assert (progress.elapsed, progress.rate, progress.eta) == standing
+    progress.unpause()
+    time.sleep(0.01)
+    assert progress.elapsed > standing[0] and progress.rate < standing[1]
 
 
 async def test_sim_replies_do_not_depend_on_order_or_concurrency():

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from n2f_tui.app import N2FApp
+from n2f_tui.widgets.style import STABLE
 from sessions import api
 from sessions.backends.base import Backend, CallRequest, Completion
 from sessions.runner import Runner
@@ -171,7 +172,7 @@ def test_a_signal_stops_a_local_robogrid_run_mid_generation_and_resume_finishes_
 @pytest.mark.slow
 @pytest.mark.local_model
 async def test_c_in_the_inspector_stops_a_local_run_mid_generation(gemma_path, n2f_home):
-    app = N2FApp(frozen=True, demo=False)
+    app = N2FApp(formats=STABLE, demo=False)
     async with app.run_test(size=(160, 48)) as pilot:
         prepared = await api.prepare_run("robogrid", ["max_tokens=96"], model="local", limit=2, concurrency=1,
                                          name="tui-stop")

@@ -9,11 +9,12 @@ import sys
 from pathlib import Path
 
 from n2f_tui.app import N2FApp
+from n2f_tui.widgets.style import STABLE
 from n2f_tui.screens.agreement import AgreementScreen
 from n2f_tui.widgets.detail import DetailView
 from sessions import api
 from sessions.store import RunStore
-from tui_support import make_run, screen_named, until
+from tui_support import detail_shown, make_run, screen_named, until
 
 
 async def choose(pilot, app, key: str) -> None:
@@ -25,7 +26,7 @@ async def choose(pilot, app, key: str) -> None:
 
 async def test_annotations_made_in_the_ui_survive_restart_and_rescore():
     await make_run("notes", limit=40)
-    app = N2FApp(run="notes", frozen=True, demo=False)
+    app = N2FApp(run="notes", formats=STABLE, demo=False)
     async with app.run_test(size=(160, 48)) as pilot:
         await until(pilot, lambda: screen_named(app, "RunScreen"))
         screen = app.screen
@@ -52,9 +53,13 @@ async def test_annotations_made_in_the_ui_survive_restart_and_rescore():
         await until(pilot, lambda: screen_named(app, "TextDialog"))
         await pilot.press(*"scope", "enter")
         await until(pilot, lambda: screen_named(app, "RunScreen") and state.tags(wrong).notes)
-        await pilot.press("a")
+        position = screen.vlist.cursor
+        await pilot.press("a")  # accepted, and on to the next item
         tags = state.tags(wrong)
         assert tags.reviewed and tags.notes == ["scope"]
+        assert screen.vlist.cursor == position + 1
+        screen.action_cursor(-1)
+        await detail_shown(pilot, screen)
         text = screen.query_one(DetailView).text()
         assert extra in text and "note: scope" in text and "reviewed" in text
         # a second item, annotated and then the app is gone without a clean exit of the screen
@@ -72,7 +77,7 @@ async def test_annotations_made_in_the_ui_survive_restart_and_rescore():
     assert all(e["source"] == "manual" and e["time"] for e in events)
     # re-scoring rewrites results, never annotations
     api.rescore("notes")
-    app = N2FApp(run="notes", frozen=True, demo=False)
+    app = N2FApp(run="notes", formats=STABLE, demo=False)
     async with app.run_test(size=(160, 48)) as pilot:
         await until(pilot, lambda: screen_named(app, "RunScreen"))
         state = app.screen.state
@@ -87,7 +92,7 @@ async def test_annotations_made_in_the_ui_survive_restart_and_rescore():
 
 async def test_agreement_view_shows_precision_recall_kappa_and_disagreeing_items():
     await make_run("agree", limit=40)
-    app = N2FApp(run="agree", frozen=True, demo=False)
+    app = N2FApp(run="agree", formats=STABLE, demo=False)
     async with app.run_test(size=(160, 48)) as pilot:
         await until(pilot, lambda: screen_named(app, "RunScreen"))
         screen = app.screen
@@ -121,9 +126,10 @@ async def test_agreement_view_shows_precision_recall_kappa_and_disagreeing_items
 KILLED_CHILD = """
 import asyncio, os, signal
 from n2f_tui.app import N2FApp
+from n2f_tui.widgets.style import STABLE
 
 async def main():
-    app = N2FApp(run="killed", frozen=True, demo=False)
+    app = N2FApp(run="killed", formats=STABLE, demo=False)
     async with app.run_test(size=(120, 40)) as pilot:
         while type(app.screen).__name__ != "RunScreen":
             await pilot.pause(0.05)
@@ -135,8 +141,9 @@ async def main():
         await pilot.press(*"typed before the kill", "enter")
         while not screen.state.tags(screen.current).notes:
             await pilot.pause(0.02)
+        item_id = screen.state.items[screen.current].id
         await pilot.press("a")
-        print(screen.state.items[screen.current].id, flush=True)
+        print(item_id, flush=True)
         os.kill(os.getpid(), signal.SIGKILL)  # no clean exit: no flush, no close
 
 asyncio.run(main())
@@ -152,7 +159,7 @@ async def test_annotations_survive_the_app_being_killed():
     item_id = child.stdout.strip()
     events = RunStore.open("killed").annotations().events(item_id)
     assert [(e["kind"], e["text"]) for e in events] == [("note", "typed before the kill"), ("reviewed", events[1]["text"])]
-    app = N2FApp(run="killed", frozen=True, demo=False)
+    app = N2FApp(run="killed", formats=STABLE, demo=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: screen_named(app, "RunScreen"))
         state = app.screen.state
@@ -162,7 +169,7 @@ async def test_annotations_survive_the_app_being_killed():
 
 async def test_the_run_screen_shows_tags_another_process_adds():
     await make_run("together", limit=20)
-    app = N2FApp(run="together", frozen=True, demo=False)
+    app = N2FApp(run="together", formats=STABLE, demo=False)
     async with app.run_test(size=(160, 48)) as pilot:
         await until(pilot, lambda: screen_named(app, "RunScreen"))
         screen = app.screen

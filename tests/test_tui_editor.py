@@ -6,6 +6,7 @@ from textual.widgets import TextArea
 
 from engines.dedc.prompts import DEFAULT_TEMPLATE
 from n2f_tui.app import N2FApp
+from n2f_tui.widgets.style import STABLE
 from n2f_tui.screens.editor import EditorScreen
 from sessions.attempts import list_attempts
 from sessions.store import RunStore, list_run_meta
@@ -14,7 +15,7 @@ from tui_support import make_run, screen_named, until
 
 async def test_edit_rerun_one_item_then_fork_the_run():
     await make_run("prompted", limit=12)
-    app = N2FApp(run="prompted", frozen=True, demo=False)
+    app = N2FApp(run="prompted", formats=STABLE, demo=False)
     async with app.run_test(size=(160, 48)) as pilot:
         await until(pilot, lambda: screen_named(app, "RunScreen"))
         run_screen = app.screen

@@ -8,6 +8,7 @@ from engines import engine_names
 from engines.core import settings_fields
 from engines.dedc.settings import DedcSettings
 from n2f_tui.app import N2FApp
+from n2f_tui.widgets.style import STABLE
 from sessions import api
 from sessions.store import RunStore, list_run_meta
 from tui_support import make_run, screen_named, until
@@ -23,7 +24,7 @@ async def test_home_lists_runs_and_opens_resumes_rescores_deletes():
     await make_run("beta", limit=12, model="oracle")
     cut = await api.prepare_run("dedc", [], model="sim", limit=30, name="cut")  # created, never run
     cut.store.close()
-    app = N2FApp(frozen=True, demo=False)
+    app = N2FApp(formats=STABLE, demo=False)
     async with app.run_test(size=(160, 40)) as pilot:
         await until(pilot, lambda: screen_named(app, "HomeScreen"))
         table = app.screen.query_one(DataTable)
@@ -66,7 +67,7 @@ async def test_home_lists_runs_and_opens_resumes_rescores_deletes():
 
 async def test_new_run_dialog_builds_the_settings_form_and_validates():
     await make_run("first", limit=5)
-    app = N2FApp(frozen=True, demo=False)
+    app = N2FApp(formats=STABLE, demo=False)
     async with app.run_test(size=(120, 48)) as pilot:
         await until(pilot, lambda: screen_named(app, "HomeScreen"))
         await pilot.press("n")

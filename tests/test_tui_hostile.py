@@ -1,13 +1,14 @@
-"""Model output with escape sequences, Rich markup, huge lines or 10,000 lines: shown, harmless, bounded."""
+"""Model output with escape sequences, Rich markup, bidi controls, huge lines or 10,000 lines: shown, harmless, bounded."""
 
 from __future__ import annotations
 
 import json
 
 from n2f_tui.app import N2FApp
+from n2f_tui.widgets.style import STABLE
 from n2f_tui.widgets.detail import DetailView
 from sessions import api
-from tui_support import make_run, screen_named, until
+from tui_support import detail_shown, make_run, screen_named, until
 
 HOSTILE = [
     "\x1b[31mRED\x1b[0m\x1b[2J\x1b]0;title\x07 view_1 := f0 (all, attr_1, 2); result := view_1;",
@@ -15,6 +16,7 @@ HOSTILE = [
     "view_1 := " + "x" * 200_000,
     "\n".join(f"line {i} [b]not bold[/b]" for i in range(10_000)),
     "\x00\x08\x0b\x0c\x7f\x9b31m control characters \r carriage",
+    "result := \u202eevil\u202c; \u2066isolated\u2069 \u200fmarks\u200e",
 ]
 
 
@@ -33,7 +35,7 @@ async def test_hostile_outputs_are_shown_literally_and_do_not_break_the_layout(t
     replay.write_text("".join(json.dumps({"id": item.id, "output": text}) + "\n"
                               for item, text in zip(items, HOSTILE)), encoding="utf-8")
     await make_run("hostile", limit=len(HOSTILE), model=f"replay:{replay}")
-    app = N2FApp(run="hostile", frozen=True, demo=False)
+    app = N2FApp(run="hostile", formats=STABLE, demo=False)
     async with app.run_test(size=(160, 48)) as pilot:
         await until(pilot, lambda: screen_named(app, "RunScreen"))
         screen = app.screen
@@ -46,7 +48,7 @@ async def test_hostile_outputs_are_shown_literally_and_do_not_break_the_layout(t
         assert "\x1b" not in detail.text()
         # 2: Rich/Textual markup stays text: no bold, no colour, no link, no action
         screen.action_cursor(1)
-        await pilot.pause()
+        await detail_shown(pilot, screen)
         assert squash("[bold]boldface[/] [red]redtext[/red] [/] [link=http://example.com]link[/link]") in squash(output.plain)
         for needle in ("boldface", "redtext", "link]"):
             for seg in segments_with(output, needle):
@@ -55,19 +57,24 @@ async def test_hostile_outputs_are_shown_literally_and_do_not_break_the_layout(t
                 assert not (style and style.color and style.color.name == "red")
         # 3: a 200,000-character line is cut (and says so)
         screen.action_cursor(1)
-        await pilot.pause()
+        await detail_shown(pilot, screen)
         assert "more characters" in output.plain.replace("\n", " ")
         assert len(output.lines) < 2_000
         # 4: 10,000 lines are cut to a few hundred (and say so)
         screen.action_cursor(1)
-        await pilot.pause()
+        await detail_shown(pilot, screen)
         assert "more lines" in output.plain.replace("\n", " ") and len(output.lines) < 1_000
         assert "[b]notbold[/b]" in squash(output.plain)
         # 5: other control characters are visible, never raw
         screen.action_cursor(1)
-        await pilot.pause()
+        await detail_shown(pilot, screen)
         assert "\\x00\\x08\\x0b\\x0c\\x7f\\x9b31m" in squash(output.plain) and "\\x0dcarriage" in squash(output.plain)
         assert not any(c in detail.text() for c in "\x00\x08\x0b\x0c\x7f\x9b\r")
+        # 6: bidi controls (which would show text reordered, "Trojan Source") are shown as \uNNNN
+        screen.action_cursor(1)
+        await detail_shown(pilot, screen)
+        assert "\\u202eevil\\u202c" in squash(output.plain) and "\\u2066isolated\\u2069" in squash(output.plain)
+        assert not any(c in detail.text() for c in "\u202e\u202c\u2066\u2069\u200e\u200f")
         # the layout did not move, the list rows are one line each
         assert {w.id: w.region for w in screen.query("#items, #detail-head, #col-prompt, #col-output, #col-views")} == regions
         # the list shows every item on its own row

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from n2f_tui.app import N2FApp
+from n2f_tui.widgets.style import STABLE
 from n2f_tui.cli import main as cli_main
 from n2f_tui.widgets.progress import RunHeader
 from sessions import api
@@ -16,7 +17,7 @@ def header_text(app) -> str:
 
 async def test_fresh_store_lands_in_the_live_demo_and_quit_cancels_it_cleanly():
     assert not list_run_meta()
-    app = N2FApp(frozen=True)  # what bare `n2f` runs
+    app = N2FApp(formats=STABLE)  # what bare `n2f` runs
     async with app.run_test(size=(120, 36)) as pilot:
         await until(pilot, lambda: screen_named(app, "RunScreen") and app.jobs)
         job = next(iter(app.jobs.values()))
@@ -25,7 +26,12 @@ async def test_fresh_store_lands_in_the_live_demo_and_quit_cancels_it_cleanly():
         await until(pilot, lambda: job.progress.done >= 8)
         await until(pilot, lambda: app.screen.state.counts()["pending"] < app.screen.state.total)
         assert "running" in header_text(app)
-        await pilot.press("q")  # quits; the run is cancelled cleanly, left for resume
+        await pilot.press("q")  # asks first: a run is going on
+        await until(pilot, lambda: screen_named(app, "ConfirmDialog"))
+        await pilot.press("n")
+        await until(pilot, lambda: screen_named(app, "RunScreen"))
+        assert app.jobs and not job.done
+        await pilot.press("q", "y")  # quits; the run is cancelled cleanly, left for resume
     assert not app.jobs and job.task.done()
     meta = RunStore.open("demo").meta
     assert meta["status"] == "cancelled"
@@ -37,7 +43,7 @@ async def test_fresh_store_lands_in_the_live_demo_and_quit_cancels_it_cleanly():
 
 
 async def test_progress_updates_on_a_timer_and_pause_cancel_resume():
-    app = N2FApp(frozen=True, demo=False)
+    app = N2FApp(formats=STABLE, demo=False)
     async with app.run_test(size=(160, 48)) as pilot:
         prepared = await api.prepare_run("dedc", [], model="sim:latency=0.01", limit=80, concurrency=2, name="live")
         job = app.start_job(prepared)
@@ -50,13 +56,21 @@ async def test_progress_updates_on_a_timer_and_pause_cancel_resume():
         assert job.paused and "paused" in header_text(app)
         await pilot.pause(0.15)
         done = job.progress.done
+        elapsed = job.progress.elapsed
         await pilot.pause(0.3)
         assert job.progress.done <= done + 2  # at most the items in flight
+        assert job.progress.elapsed == elapsed  # the clock of items/s and ETA stands still while paused
+        # c asks before cancelling: n keeps the run
+        await pilot.press("c")
+        await until(pilot, lambda: screen_named(app, "ConfirmDialog"))
+        await pilot.press("n")
+        await until(pilot, lambda: screen_named(app, "RunScreen"))
+        assert app.jobs and not job.done
         screen.action_pause()
         assert not job.paused
         await until(pilot, lambda: job.progress.done >= done + 6)
         # cancel: the runner stops, the screen reads the run back
-        await pilot.press("c")
+        await pilot.press("c", "y")
         await until(pilot, lambda: not app.jobs and not screen.was_live)
         assert screen.state.store.meta["status"] == "cancelled"
         finished = len(screen.state.records)

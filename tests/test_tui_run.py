@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from n2f_tui.app import N2FApp
+from n2f_tui.widgets.style import STABLE
 from n2f_tui.screens.run import RunScreen
 from n2f_tui.state import WRONG
 from n2f_tui.widgets.detail import DetailView
-from tui_support import make_run, screen_named, until
+from tui_support import detail_shown, make_run, screen_named, until
 
 
 async def open_app(run: str, size=(160, 48)):
-    app = N2FApp(run=run, frozen=True, demo=False)
+    app = N2FApp(run=run, formats=STABLE, demo=False)
     return app, app.run_test(size=size)
 
 
@@ -41,8 +42,8 @@ async def test_step_through_items_with_keys_and_actions():
         assert screen.current == first_wrong
         screen.action_last()
         assert screen.current == state.total - 1
-        await pilot.pause()
         # the detail follows the cursor
+        await detail_shown(pilot, screen)
         assert screen.query_one(DetailView).shown[0] == screen.current
 
 
@@ -54,7 +55,7 @@ async def test_detail_shows_prompt_output_gold_structure_and_diff():
         screen: RunScreen = app.screen
         screen.action_wrong(1)
         index = screen.current
-        await pilot.pause()
+        await detail_shown(pilot, screen)
         text = " ".join(screen.query_one(DetailView).text().split())  # wrapped lines joined
         record = screen.state.record(index)
         item = screen.state.items[index]
@@ -101,6 +102,7 @@ async def test_search_filter_and_sort():
         state.set_filter(f"tag:{code}")
         screen.relist()
         assert state.order and all(code in state.tags(i).codes for i in state.order)
+        await detail_shown(pilot, screen)
         assert screen.query_one(DetailView).shown[0] == state.order[0]
         state.set_filter("all")
         # sort: index -> status -> score

@@ -1,6 +1,6 @@
 """Snapshots of the main screens at 80x24 and 160x48 (pytest-textual-snapshot).
 
-The data is a finished simulator run with a fixed seed; the app runs with ``frozen=True``
+The data is a finished simulator run with a fixed seed; the app runs with ``formats=STABLE``
 so dates, rates and run ids (which carry a timestamp) are replaced by placeholders.
 Update after an intended change with ``pytest tests/test_tui_snapshots.py --snapshot-update``
 and look at the SVGs in tests/__snapshots__/.
@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from n2f_tui.app import N2FApp
+from n2f_tui.widgets.style import STABLE
 from tui_support import make_run_sync
 
 SIZES = [(80, 24), (160, 48)]
@@ -30,7 +31,7 @@ async def settle(pilot) -> None:
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_home(snap_compare, runs, size):
-    assert snap_compare(N2FApp(frozen=True, demo=False), terminal_size=size, run_before=settle)
+    assert snap_compare(N2FApp(formats=STABLE, demo=False), terminal_size=size, run_before=settle)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
@@ -40,7 +41,7 @@ def test_run_on_a_wrong_item(snap_compare, runs, size):
         pilot.app.screen.action_wrong(1)
         await settle(pilot)
 
-    assert snap_compare(N2FApp(run="base", frozen=True, demo=False), terminal_size=size, run_before=wrong_item)
+    assert snap_compare(N2FApp(run="base", formats=STABLE, demo=False), terminal_size=size, run_before=wrong_item)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
@@ -50,7 +51,7 @@ def test_report(snap_compare, runs, size):
         pilot.app.open_report(pilot.app.screen.run_id)
         await settle(pilot)
 
-    assert snap_compare(N2FApp(run="base", frozen=True, demo=False), terminal_size=size, run_before=report)
+    assert snap_compare(N2FApp(run="base", formats=STABLE, demo=False), terminal_size=size, run_before=report)
 
 
 def test_help(snap_compare, runs):
@@ -59,4 +60,4 @@ def test_help(snap_compare, runs):
         await pilot.press("question_mark")
         await settle(pilot)
 
-    assert snap_compare(N2FApp(run="base", frozen=True, demo=False), terminal_size=(80, 24), run_before=help_screen)
+    assert snap_compare(N2FApp(run="base", formats=STABLE, demo=False), terminal_size=(80, 24), run_before=help_screen)

@@ -7,6 +7,7 @@ part of the reply, then more of it, then the finished attempt.
 from __future__ import annotations
 
 from n2f_tui.app import N2FApp
+from n2f_tui.widgets.style import STABLE
 from n2f_tui.screens.editor import EditorScreen
 from stub_openai import running_stub
 from tui_support import make_run, screen_named, until
@@ -29,7 +30,7 @@ def shown_words(text: str) -> int:
 async def test_a_streamed_reply_grows_in_the_editor_rerun_pane():
     with running_stub(reply=lambda messages: REPLY) as stub:
         await make_run("streamed", limit=2, model=f"openai:stub-model@{stub.base_url}")
-        app = N2FApp(run="streamed", frozen=True, demo=False)
+        app = N2FApp(run="streamed", formats=STABLE, demo=False)
         async with app.run_test(size=(160, 48)) as pilot:
             await until(pilot, lambda: screen_named(app, "RunScreen"))
             await pilot.press("e")
@@ -63,7 +64,7 @@ async def test_the_focused_item_of_a_live_run_streams_into_the_output_pane():
     from n2f_tui.widgets.detail import DetailView
 
     with running_stub(["drip:0.15"] * 2, reply=lambda messages: REPLY) as stub:
-        app = N2FApp(frozen=True, demo=False)
+        app = N2FApp(formats=STABLE, demo=False)
         async with app.run_test(size=(160, 48)) as pilot:
             prepared = await api.prepare_run("dedc", [], model=f"openai:stub-model@{stub.base_url}", limit=2,
                                              concurrency=1, name="live-stream")

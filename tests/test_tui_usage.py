@@ -6,6 +6,7 @@ from textual.widgets import DataTable, Static
 
 from engines import engine_names
 from n2f_tui.app import N2FApp
+from n2f_tui.widgets.style import STABLE
 from n2f_tui.widgets.progress import progress_text
 from sessions.config import Price
 from sessions.smoke import run_smoke
@@ -25,7 +26,7 @@ def test_the_run_header_shows_tokens_and_cost_once_there_are_any():
 
 async def test_home_shows_a_smoke_group_and_opens_each_of_its_runs():
     group, rows = await run_smoke("sim", n=2)
-    app = N2FApp(frozen=True, demo=False)
+    app = N2FApp(formats=STABLE, demo=False)
     async with app.run_test(size=(160, 40)) as pilot:
         await until(pilot, lambda: screen_named(app, "HomeScreen"))
         home = app.screen

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from n2f_tui.app import N2FApp
+from n2f_tui.widgets.style import STABLE
 from n2f_tui.screens.compare import CompareScreen
 from n2f_tui.screens.help import HelpScreen, key_rows
 from n2f_tui.screens.report import ReportScreen
@@ -13,7 +14,7 @@ from tui_support import make_run, screen_named, until
 async def test_compare_two_runs_with_the_different_outcome_filter():
     await make_run("simmed", limit=30)
     await make_run("perfect", limit=30, model="oracle")
-    app = N2FApp(run="simmed", frozen=True, demo=False)
+    app = N2FApp(run="simmed", formats=STABLE, demo=False)
     async with app.run_test(size=(160, 48)) as pilot:
         await until(pilot, lambda: screen_named(app, "RunScreen"))
         await pilot.press("C")
@@ -36,7 +37,7 @@ async def test_compare_two_runs_with_the_different_outcome_filter():
 
 async def test_report_shows_the_engine_tables_and_charts():
     await make_run("reported", limit=60)
-    app = N2FApp(run="reported", frozen=True, demo=False)
+    app = N2FApp(run="reported", formats=STABLE, demo=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: screen_named(app, "RunScreen"))
         await pilot.press("R")
@@ -52,7 +53,7 @@ async def test_report_shows_the_engine_tables_and_charts():
 
 async def test_help_lists_every_key_and_the_palette_offers_every_action():
     await make_run("helped", limit=5)
-    app = N2FApp(run="helped", frozen=True, demo=False)
+    app = N2FApp(run="helped", formats=STABLE, demo=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: screen_named(app, "RunScreen"))
         run_screen = app.screen

@@ -42,3 +42,9 @@ async def until(pilot: Any, predicate: Callable[[], Any], timeout: float = 10.0)
 
 def screen_named(app: Any, name: str) -> bool:
     return type(app.screen).__name__ == name
+
+
+async def detail_shown(pilot: Any, screen: Any) -> None:
+    """Wait for the run screen's detail worker: the item under the cursor drawn, its views too."""
+    await until(pilot, lambda: screen.detail_ready)
+    await pilot.pause()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -12,7 +12,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from engines.core import EngineError
 from n2f_tui.render import safe_text
+from sessions.errors import N2FError
 
 DIALOG_CSS = """
 {name} {{ align: center middle; background: $background 60%; }}
@@ -88,18 +90,24 @@ class ChoiceDialog(ModalScreen[str | None]):
         self.dismiss(event.option.id)
 
 
-class TextDialog(ModalScreen[str | None]):
-    """One line of text (a note, a search, a name); Enter accepts, Escape cancels."""
+class TextDialog(ModalScreen[Any]):
+    """One line of text (a note, a search, a name); Enter accepts, Escape cancels.
+
+    ``check`` (optional) turns the text into the dialog's result, or raises with a clear
+    message: the message is shown and the dialog stays open with the text as typed.
+    """
 
     DEFAULT_CSS = DIALOG_CSS.format(name="TextDialog")
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
 
-    def __init__(self, title: str, value: str = "", placeholder: str = "", allow_empty: bool = False) -> None:
+    def __init__(self, title: str, value: str = "", placeholder: str = "", allow_empty: bool = False,
+                 check: Callable[[str], Any] | None = None) -> None:
         super().__init__()
         self.title_text = title
         self.value = value
         self.placeholder = placeholder
         self.allow_empty = allow_empty
+        self.check = check
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -115,4 +123,12 @@ class TextDialog(ModalScreen[str | None]):
         if not event.value.strip() and not self.allow_empty:
             self.query_one(".error", Static).update(Text("type something, or Escape to cancel"))
             return
-        self.dismiss(event.value)
+        if self.check is None:
+            self.dismiss(event.value)
+            return
+        try:
+            result = self.check(event.value)
+        except (N2FError, EngineError, ValueError) as exc:
+            self.query_one(".error", Static).update(safe_text(str(exc)))
+            return
+        self.dismiss(result)

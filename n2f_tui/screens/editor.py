@@ -18,17 +18,17 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Select, Static, TextArea
 from textual.widgets.option_list import Option
 
 from engines.core import EngineError, Tag
 from n2f_tui.render import safe_text
+from n2f_tui.screens.base import AppScreen
 from n2f_tui.screens.dialogs import TextDialog
 from n2f_tui.state import RunState
 from n2f_tui.widgets.detail import char_diff, clipped, heading, live_output
 from n2f_tui.widgets.pane import Pane
-from n2f_tui.widgets.style import GLYPH, STATUS_STYLE, chips, date, number
+from n2f_tui.widgets.style import GLYPH, STATUS_STYLE, chips, number
 from sessions.errors import N2FError
 
 
@@ -63,7 +63,7 @@ def outcome(title: str, status: str, scores: dict[str, Any], tags: list[Any], ou
 STREAM_TICK = 0.1  # seconds between redraws of a streaming reply
 
 
-class EditorScreen(Screen):
+class EditorScreen(AppScreen):
     DEFAULT_CSS = """
     EditorScreen #ed-head { height: auto; padding: 0 1; background: $panel; }
     EditorScreen #ed-body { height: 1fr; }
@@ -169,7 +169,7 @@ class EditorScreen(Screen):
             label = Text()
             label.append(f"#{number_} ", style="bold")
             label.append(f"{GLYPH.get(status, '?')} {status}", style=STATUS_STYLE.get(status, ""))
-            label.append_text(safe_text(f"  {date(str(attempt.get('time', '')))}", style="dim"))
+            label.append_text(safe_text(f"  {self.n2f.formats.date(str(attempt.get('time', '')))}", style="dim"))
             options.add_option(Option(label, id=str(attempt.get("attempt_id", number_))))
         if self.attempts:
             self.show_attempt(self.attempts[-1])
@@ -213,29 +213,26 @@ class EditorScreen(Screen):
 
     def action_fork(self) -> None:
         self.save_draft()
+        templates = dict(self.templates)
 
-        def named(name: str | None) -> None:
-            if name is not None:
-                self.fork(dict(self.templates), name.strip())
+        def create(name: str) -> str:  # a bad or taken name keeps the dialog open with what was typed
+            from sessions.attempts import fork_with_templates
+
+            new = fork_with_templates(self.state.store, templates, name=name.strip())
+            new.close()
+            return new.id
 
         self.app.push_screen(TextDialog("Run the whole run with this template as a new run: name (optional)",
-                                        allow_empty=True), named)
+                                        allow_empty=True, check=create), self.start_fork)
 
     @work(exclusive=True, group="fork")
-    async def fork(self, templates: dict[str, str], name: str) -> None:
-        from sessions.attempts import fork_with_templates
-
-        try:
-            new = fork_with_templates(self.state.store, templates, name=name)
-            new_id = new.id
-            new.close()
-        except (N2FError, EngineError, ValueError) as exc:
-            self.notify(f"could not fork: {exc}", severity="error", markup=False)
+    async def start_fork(self, new_id: str | None) -> None:
+        if new_id is None:
             return
-        job = await self.app.resume_run(new_id, open_screen=False)  # type: ignore[attr-defined]
+        job = await self.n2f.resume_run(new_id, open_screen=False)
         if job is not None:
             self.app.pop_screen()
-            self.app.open_run(new_id)  # type: ignore[attr-defined]
+            self.n2f.open_run(new_id)
 
     def action_back(self) -> None:
         self.save_draft()

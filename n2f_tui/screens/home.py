@@ -1,4 +1,9 @@
-"""The home screen: every run in the store, and what can be done to one."""
+"""The home screen: every run in the store, and what can be done to one.
+
+The list follows the store: every two seconds the runs folder is listed, and when its
+entries changed (a run made or deleted by another process) the metadata is read again.
+Results are summarised in a worker once the screen is shown, never before the first paint.
+"""
 
 from __future__ import annotations
 
@@ -10,18 +15,20 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from engines import get_engine
 from engines.core import EngineError, settings_fields
 from n2f_tui.render import safe_text
+from n2f_tui.screens.base import AppScreen
 from n2f_tui.screens.dialogs import ChoiceDialog, ConfirmDialog
-from n2f_tui.widgets.style import date, pct, run_label, settings_line
+from n2f_tui.widgets.style import pct, run_label, settings_line
 from sessions.errors import N2FError
+from sessions.paths import runs_dir
 from sessions.store import RunStore, list_run_meta
 
 COLUMNS = ("run", "engine", "model", "settings", "progress", "accuracy", "date")
+POLL_EVERY = 4  # ticks of half a second between looks at the runs folder
 
 
 def summarize(meta: dict[str, Any]) -> dict[str, Any]:
@@ -37,7 +44,7 @@ def engine_defaults(engine_name: str) -> dict[str, Any] | None:
     return {f.name: f.default for f in settings_fields(cls)}
 
 
-class HomeScreen(Screen):
+class HomeScreen(AppScreen):
     TITLE = "n2f"
     SUB_TITLE = "runs"
     DEFAULT_CSS = """
@@ -61,6 +68,8 @@ class HomeScreen(Screen):
         self.metas: list[dict[str, Any]] = []
         self.summaries: dict[str, tuple[float, dict[str, Any]]] = {}
         self._live_ids: set[str] = set()
+        self._listed: set[str] = set()  # the runs folder's entries when the metadata was last read
+        self._ticks = 0
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -73,10 +82,9 @@ class HomeScreen(Screen):
         table = self.query_one(DataTable)
         for column in COLUMNS:
             table.add_column(column, key=column)
-        self.reload(summaries=_frozen())  # snapshots read them at once, in order
+        self.reload(summaries=False)
         self.set_interval(0.5, self.tick)
-        if not _frozen():
-            self.set_timer(0.3, self.summaries_if_shown)
+        self.call_after_refresh(self.summaries_if_shown)
         table.focus()
 
     def summaries_if_shown(self) -> None:
@@ -95,10 +103,11 @@ class HomeScreen(Screen):
             return None
         return self.metas[table.cursor_row]
 
-    def reload(self, summaries: bool = True) -> None:
+    def reload(self, summaries: bool = True, metas: list[dict[str, Any]] | None = None) -> None:
         table = self.query_one(DataTable)
         keep = (self.selected() or {}).get("id")
-        self.metas = list(reversed(list_run_meta()))  # newest first
+        self._listed = folder_names()
+        self.metas = list(reversed(list_run_meta() if metas is None else metas))  # newest first
         table.clear()
         for meta in self.metas:
             table.add_row(*self.row(meta), key=meta["id"])
@@ -110,18 +119,18 @@ class HomeScreen(Screen):
 
     def row(self, meta: dict[str, Any]) -> list[Text]:
         return [
-            safe_text(run_label(meta), style="bold"),
+            safe_text(self.n2f.formats.run_label(meta), style="bold"),
             safe_text(meta.get("engine", "")),
             safe_text(meta.get("model", "")),
             safe_text(settings_line(meta.get("settings", {}), engine_defaults(meta.get("engine", "")))),
             self.progress_cell(meta),
             self.accuracy_cell(meta),
-            safe_text(date(meta.get("created", ""))),
+            safe_text(self.n2f.formats.date(meta.get("created", ""))),
         ]
 
     def progress_cell(self, meta: dict[str, Any]) -> Text:
         total = int(meta.get("total", 0))
-        job = self.app.jobs.get(meta["id"])  # type: ignore[attr-defined]
+        job = self.n2f.jobs.get(meta["id"])
         if job is not None:
             p = job.progress
             done = total - p.total + p.done
@@ -136,7 +145,7 @@ class HomeScreen(Screen):
         return text
 
     def accuracy_cell(self, meta: dict[str, Any]) -> Text:
-        job = self.app.jobs.get(meta["id"])  # type: ignore[attr-defined]
+        job = self.n2f.jobs.get(meta["id"])
         if job is not None:
             return Text(pct(job.progress.accuracy if job.progress.done else None))
         summary = self._summary(meta)
@@ -146,29 +155,17 @@ class HomeScreen(Screen):
         cached = self.summaries.get(meta["id"])
         return cached[1] if cached and cached[0] == _mtime(meta) else None
 
-    def load_summaries(self) -> None:
-        if _frozen():
-            self._summaries(in_thread=False)
-        else:
-            self._summaries_worker()
-
     @work(thread=True, exclusive=True, group="summaries")
-    def _summaries_worker(self) -> None:
-        self._summaries(in_thread=True)
-
-    def _summaries(self, in_thread: bool) -> None:
+    def load_summaries(self) -> None:
         for meta in list(self.metas):
-            if meta["id"] in self.app.jobs or self._summary(meta) is not None:  # type: ignore[attr-defined]
+            if meta["id"] in self.n2f.jobs or self._summary(meta) is not None:
                 continue
             try:
                 summary = summarize(meta)
             except (N2FError, OSError, ValueError):
                 summary = {"done": 0, "errors": 0, "accuracy": None}
             self.summaries[meta["id"]] = (_mtime(meta), summary)
-            if in_thread:
-                self.app.call_from_thread(self.update_row, meta["id"])
-            else:
-                self.update_row(meta["id"])
+            self.app.call_from_thread(self.update_row, meta["id"])
 
     def update_row(self, run_id: str) -> None:
         table = self.query_one(DataTable)
@@ -182,7 +179,10 @@ class HomeScreen(Screen):
             pass
 
     def tick(self) -> None:
-        running = set(self.app.jobs)  # type: ignore[attr-defined]
+        self._ticks += 1
+        if self._ticks % POLL_EVERY == 0:
+            self.poll_store()
+        running = set(self.n2f.jobs)
         for run_id in running:
             self.update_row(run_id)
         if self._live_ids - running:  # a run stopped: read its results back
@@ -193,6 +193,21 @@ class HomeScreen(Screen):
                 self.load_summaries()
         self._live_ids = running
 
+    def poll_store(self) -> None:
+        """Runs made or deleted by another process: re-read the metadata when the folder changed.
+
+        A folder whose metadata is not written yet keeps the folder "changed", so it is
+        looked at again on the next poll rather than missed.
+        """
+        names = folder_names()
+        if names == self._listed:
+            return
+        metas = list_run_meta()
+        if {m["id"] for m in metas} != {m["id"] for m in self.metas}:
+            self.reload(metas=metas, summaries=self.app.screen is self)
+        read = {Path(m["_folder"]).name for m in metas}
+        self._listed = names if names <= read else set()
+
     def show_info(self) -> None:
         meta = self.selected()
         info = self.query_one("#run-info", Static)
@@ -200,7 +215,9 @@ class HomeScreen(Screen):
             info.update(Text("no runs yet: n starts one", style="italic"))
             return
         text = Text()
-        text.append_text(safe_text(f"{meta['id']}  " if not _frozen() else "", style="bold"))
+        run_id = self.n2f.formats.run_id(meta["id"])
+        if run_id:
+            text.append_text(safe_text(f"{run_id}  ", style="bold"))
         text.append_text(safe_text(f"{meta.get('engine')} · {meta.get('model')} · seed {meta.get('seed')} · "
                                    f"{meta.get('total')} items · {meta.get('status')}"))
         text.append("\n")
@@ -230,15 +247,15 @@ class HomeScreen(Screen):
     def action_open(self) -> None:
         meta = self.selected()
         if meta:
-            self.app.open_run(meta["id"])  # type: ignore[attr-defined]
+            self.n2f.open_run(meta["id"])
 
     def action_new(self) -> None:
-        self.app.new_run_dialog()  # type: ignore[attr-defined]
+        self.n2f.new_run_dialog()
 
     async def action_resume(self) -> None:
         meta = self.selected()
         if meta:
-            await self.app.resume_run(meta["id"])  # type: ignore[attr-defined]
+            await self.n2f.resume_run(meta["id"])
 
     def action_rescore(self) -> None:
         meta = self.selected()
@@ -267,7 +284,7 @@ class HomeScreen(Screen):
         meta = self.selected()
         if not meta:
             return
-        if meta["id"] in self.app.jobs:  # type: ignore[attr-defined]
+        if meta["id"] in self.n2f.jobs:
             self.notify("this run is running: cancel it first", severity="warning")
             return
 
@@ -299,14 +316,14 @@ class HomeScreen(Screen):
 
         def chosen(other: str | None) -> None:
             if other:
-                self.app.open_compare(meta["id"], other)  # type: ignore[attr-defined]
+                self.n2f.open_compare(meta["id"], other)
 
         self.app.push_screen(ChoiceDialog(f"Compare {run_label(meta)} with", choices), chosen)
 
     def action_report(self) -> None:
         meta = self.selected()
         if meta:
-            self.app.open_report(meta["id"])  # type: ignore[attr-defined]
+            self.n2f.open_report(meta["id"])
 
 
 def _mtime(meta: dict[str, Any]) -> float:
@@ -326,7 +343,9 @@ def _read_meta(meta: dict[str, Any]) -> dict[str, Any]:
         return {}
 
 
-def _frozen() -> bool:
-    from n2f_tui.widgets import style
 
-    return style.FROZEN
+def folder_names() -> set[str]:
+    try:
+        return set(os.listdir(runs_dir()))
+    except OSError:
+        return set()

@@ -20,7 +20,6 @@ from textual.widgets import Footer
 
 from engines.core import EngineError, Report, Table
 from n2f_tui.render import render_bars, render_paper, render_report_tables, safe_text
-from n2f_tui.widgets import style
 from n2f_tui.widgets.pane import Pane
 from n2f_tui.widgets.style import number, pct, run_label, settings_line, usage_line
 from sessions import api
@@ -111,10 +110,7 @@ class ReportScreen(Screen):
         self.action_reload()
 
     def action_reload(self) -> None:
-        if style.FROZEN:  # snapshots: drawn before the first frame
-            self.query_one("#report", Pane).update(self.renderable())
-        else:
-            self.build()
+        self.build()
 
     def renderable(self) -> RenderableType:
         try:

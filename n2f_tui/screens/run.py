@@ -5,29 +5,36 @@ since the last tick, redraws the visible rows and the header, and the detail if 
 item changed: nothing is done per item, so a thousand items a second cost four
 redraws a second. The engine's headline metrics are recomputed in a thread, at most
 every two seconds.
+
+A key never waits on work: moving the cursor repaints the list at once, and the item's
+detail (prompts rebuilt, the stored outputs re-scored with their views, which for a
+logic item may mean seconds of solver time) is built in an exclusive worker thread; a
+detail finished after the cursor moved on is dropped. The footer shows the keys used
+most; ``?`` lists them all.
 """
 
 from __future__ import annotations
 
 import gc
 import time
+from functools import partial
 from typing import Any
 
 from rich.text import Text
 from textual import work
+from textual.worker import get_current_worker
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
-from textual.screen import Screen
 from textual.widgets import Footer
 
 from engines.core import ItemResult, RunResults, Tag, settings_fields
 from n2f_tui.render import safe_text
-from n2f_tui.screens.dialogs import ChoiceDialog, TextDialog
+from n2f_tui.screens.base import AppScreen
+from n2f_tui.screens.dialogs import ChoiceDialog, ConfirmDialog, TextDialog
 from n2f_tui.state import RunState
 from n2f_tui.widgets.detail import DetailView
 from n2f_tui.widgets.progress import RunHeader, progress_text
-from n2f_tui.widgets import style
 from n2f_tui.widgets.style import AUTO_CHIP, GLYPH, MANUAL_CHIP, STATUS_STYLE
 from n2f_tui.widgets.vlist import VirtualList
 from sessions import api
@@ -35,6 +42,7 @@ from sessions.errors import N2FError
 from sessions.store import RunStore
 
 TICK = 0.25
+PENDING_AFTER = 0.08  # seconds a detail may take before the pane says it is being built
 STREAM_TICK = 0.1  # seconds between redraws of the focused item's reply while it streams
 METRICS_EVERY = 2.0
 BULK_READ = 500  # more changed records than this: one pass over the log beats one read each
@@ -66,7 +74,7 @@ def engine_metrics(state: RunState, cache: dict[int, tuple[int, ItemResult]]) ->
     return dict(state.engine.report(run, []).metrics)
 
 
-class RunScreen(Screen):
+class RunScreen(AppScreen):
     DEFAULT_CSS = """
     RunScreen #body { layout: horizontal; height: 1fr; }
     RunScreen #items { width: 46; height: 1fr; border: round $panel-lighten-2; }
@@ -76,36 +84,37 @@ class RunScreen(Screen):
     RunScreen.-narrow #items { width: 1fr; height: 7; }
     """
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
-    BINDINGS = [
+    BINDINGS = [  # shown in the footer: the keys of annotating; every key is in `?` and the palette
         Binding("j", "cursor(1)", "Next", show=False),
         Binding("k", "cursor(-1)", "Previous", show=False),
         Binding("g", "first", "First item", show=False),
         Binding("G", "last", "Last item", show=False),
         Binding("n", "wrong(1)", "Next wrong"),
-        Binding("p", "wrong(-1)", "Prev wrong"),
+        Binding("p", "wrong(-1)", "Prev wrong", show=False),
         Binding("slash", "search", "Search"),
         Binding("f", "filter", "Filter"),
-        Binding("s", "sort", "Sort"),
+        Binding("s", "sort", "Sort", show=False),
         Binding("t", "tag_add", "Tag"),
-        Binding("x", "tag_remove", "Untag"),
-        Binding("a", "accept", "Accept tags"),
-        Binding("m", "note", "Note"),
-        Binding("e", "edit", "Edit prompt"),
-        Binding("space", "pause", "Pause/continue"),
-        Binding("c", "cancel_run", "Cancel run"),
-        Binding("r", "resume", "Resume run"),
+        Binding("x", "tag_remove", "Untag", show=False),
+        Binding("a", "accept", "Accept"),
+        Binding("m", "note", "Note", show=False),
+        Binding("z", "zoom", "Zoom"),
+        Binding("e", "edit", "Edit prompt", show=False),
+        Binding("space", "pause", "Pause/continue", show=False),
+        Binding("c", "cancel_run", "Cancel run", show=False),
+        Binding("r", "resume", "Resume run", show=False),
         Binding("R", "report", "Report"),
-        Binding("A", "agreement", "Agreement"),
-        Binding("C", "compare", "Compare"),
+        Binding("A", "agreement", "Agreement", show=False),
+        Binding("C", "compare", "Compare", show=False),
         Binding("J", "scroll_detail(5)", "Scroll detail down", show=False),
         Binding("K", "scroll_detail(-5)", "Scroll detail up", show=False),
-        Binding("escape", "back", "Back"),
+        Binding("escape", "back", "Clear filter, then back", show=False),
     ]
 
     def __init__(self, run_id: str) -> None:
         super().__init__()
         self.run_id = run_id
-        job = self.app.jobs.get(run_id)  # type: ignore[attr-defined]
+        job = self.n2f.jobs.get(run_id)
         store = job.store if job is not None else RunStore.open(run_id)
         self.state = RunState(store)
         gc.freeze()  # the run's items and records live as long as the screen: keep them out of GC passes
@@ -120,6 +129,7 @@ class RunScreen(Screen):
         self._id_width = min(28, max(map(len, self.state.ids), default=4))
         self._live_drawn: tuple[Any, ...] | None = None
         self._live_detail: Any = None
+        self._building: tuple[int, int] | None = None  # the (index, version) whose detail a worker builds
         try:
             self.price = api.price_of(store)
         except N2FError:  # a broken config file is reported where it matters (starting runs)
@@ -143,17 +153,14 @@ class RunScreen(Screen):
         self.call_after_refresh(self.show_current)
         self.set_interval(TICK, self.tick)
         self.set_interval(STREAM_TICK, self.draw_live)
-        if style.FROZEN and not self.job:  # snapshots: the same screen every time
-            self.metrics = engine_metrics(self.state, self._metrics_cache)
-            self.update_header()
-        elif not self.job:  # after the first paint: the report reads every record
+        if not self.job:  # after the first paint: the report reads every record
             self.set_timer(0.5, self.refresh_metrics)
 
     def on_unmount(self) -> None:
         # the run's objects were frozen out of the collector when the screen opened: hand
         # them back and collect once, so a closed run is freed now rather than weighing on
         # every later collection (while runs go on, the app keeps freezing instead)
-        if not self.app.jobs:  # type: ignore[attr-defined]
+        if not self.n2f.jobs:
             gc.unfreeze()
             gc.collect()
 
@@ -161,7 +168,7 @@ class RunScreen(Screen):
 
     @property
     def job(self) -> Any:
-        return self.app.jobs.get(self.run_id)  # type: ignore[attr-defined]
+        return self.n2f.jobs.get(self.run_id)
 
     @property
     def vlist(self) -> VirtualList:
@@ -173,6 +180,12 @@ class RunScreen(Screen):
         order = self.state.order
         cursor = self.vlist.cursor
         return order[cursor] if 0 <= cursor < len(order) else None
+
+    @property
+    def detail_ready(self) -> bool:
+        """The detail shows the item under the cursor as it stands (tests and benchmarks wait on it)."""
+        index = self.current
+        return index is None or self.query_one(DetailView).shown == (index, self.state.versions.get(index, 0))
 
     def row_key(self, position: int) -> Any:
         index = self.state.order[position]
@@ -219,23 +232,53 @@ class RunScreen(Screen):
         self.query_one(RunHeader).update(progress_text(
             self.state.store.meta, self.state.counts(), self.state.total, self.status_word(),
             live=job.progress if job is not None else None, metrics=self.metrics, defaults=self.defaults,
-            usage=self.state.usage, price=self.price))
+            usage=self.state.usage, price=self.price, formats=self.n2f.formats))
 
     def show_current(self) -> None:
+        """Draw the item under the cursor; its detail is built off the UI thread (``build_detail``)."""
         detail = self.query_one(DetailView)
         index = self.current
         if index is None:
+            self._building = None
             detail.clear("no item: the filter or search matches nothing (Escape clears it)")
             return
         state = self.state
         key = (index, state.versions.get(index, 0))
-        if detail.shown == key:
+        if key in (detail.shown, self._building):
             return
-        record = state.record(index)
-        info = api.item_detail(state.store, index, record or {})
+        self._building = key
         position = f"{self.vlist.cursor + 1}/{len(state.order)}" + (
             f" of {state.total}" if len(state.order) != state.total else "")
-        detail.show(info, state.tags(index, record), position, state.score_key, key)
+        self.build_detail(key, position, state.annotation_events(index))
+        self.set_timer(PENDING_AFTER, partial(self._still_building, key))
+
+    @work(thread=True, exclusive=True, group="detail", exit_on_error=False)
+    def build_detail(self, key: tuple[int, int], position: str, events: list[dict[str, Any]]) -> None:
+        """The item's record read and re-scored with its views; dropped if the cursor moved on meanwhile."""
+        worker = get_current_worker()
+        index, store = key[0], self.state.store
+        try:
+            record = store.record(index) if index in self.state.records else None
+            built: Any = api.item_detail(store, index, record or {}, annotations=events)
+        except Exception as exc:  # an engine bug is shown in the detail, it does not take the screen down
+            record, built = None, exc
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._detail_built, key, position, record, built)
+
+    def _detail_built(self, key: tuple[int, int], position: str, record: dict[str, Any] | None, built: Any) -> None:
+        if self._building != key:
+            return
+        self._building = None
+        detail = self.query_one(DetailView)
+        if isinstance(built, Exception):
+            detail.clear(f"the detail of {self.state.ids[key[0]]} could not be built: {built}")
+            return
+        detail.show(built, self.state.tags(key[0], record), position, self.state.score_key, key)
+
+    def _still_building(self, key: tuple[int, int]) -> None:
+        """A detail slower than a blink (a long solver check): say so rather than show the last item."""
+        if self._building == key:
+            self.query_one(DetailView).clear(f"building the detail of {self.state.ids[key[0]]}…")
 
     def relist(self, keep: int | None = None) -> None:
         """After a filter, search, sort or new records: the same item stays under the cursor."""
@@ -293,13 +336,14 @@ class RunScreen(Screen):
         if detail.shown != (index, self.state.versions.get(index, 0)):
             self.show_current()
         if self._live_detail is None or self._live_detail.index != index:
-            self._live_detail = api.item_detail(self.state.store, index, {})  # its prompt and gold, once per item
+            self._live_detail = api.item_detail(self.state.store, index, {},  # its prompt and gold, once per item
+                                                annotations=self.state.annotation_events(index))
         detail.show_live(self._live_detail, live)
 
     def finish_live(self) -> None:
         """The runner stopped: read the run back from disk and show its final state."""
         self.was_live = False
-        job_error = getattr(self.app, "last_job_error", {}).pop(self.run_id, None)
+        job_error = self.n2f.last_job_error.pop(self.run_id, None)
         try:
             store = RunStore.open(self.run_id)
         except N2FError:
@@ -362,13 +406,20 @@ class RunScreen(Screen):
         self.query_one(DetailView).scroll_by(lines)
 
     def action_search(self) -> None:
-        def done(query: str | None) -> None:
-            if query is not None:
-                self.state.set_query(query)
-                self.relist()
+        """A new search: the field starts empty (the current search is named in the title), so
+        Enter never re-applies an old query unseen; Enter on an empty field clears the search."""
+        current = f" (now “{self.state.query}”; empty Enter clears it)" if self.state.query else ""
 
-        self.app.push_screen(TextDialog("Search ids, question text and outputs (empty clears)",
-                                        self.state.query, allow_empty=True), done)
+        def done(query: str | None) -> None:
+            if query is None:
+                return
+            self.state.set_query(query)
+            self.relist()
+            self.notify(f"search “{self.state.query}”: {len(self.state.order)} item(s)" if self.state.query
+                        else "search cleared", timeout=2, markup=False)
+
+        self.app.push_screen(TextDialog(f"Search ids, question text and outputs{current}", allow_empty=True,
+                                        placeholder="text to look for"), done)
 
     def action_filter(self) -> None:
         def done(key: str | None) -> None:
@@ -384,11 +435,25 @@ class RunScreen(Screen):
         self.notify(f"sorted by {self.state.sort}", timeout=1.5)
 
     def action_back(self) -> None:
+        """Escape: a filter or search in force is cleared first (and says so); else back to the runs."""
         if self.state.filter != "all" or self.state.query:
             self.state.filter, self.state.query = "all", ""
             self.relist()
+            self.notify("filter and search cleared: Escape again goes back to the runs", timeout=2)
             return
         self.app.pop_screen()
+
+    def action_zoom(self) -> None:
+        """The focused pane fills the screen (the item list focused: the engine views); again to restore."""
+        if self.maximized is not None:
+            self.minimize()
+            return
+        target = self.focused
+        if target is None or isinstance(target, VirtualList):
+            target = self.query_one("#col-prompt" if self.query_one(DetailView).stacked else "#col-views")
+            target.focus()
+        if self.maximize(target, container=False):
+            self.notify("z or Escape restores the layout", timeout=2)
 
     # ------------------------------------------------------------- annotation
 
@@ -426,11 +491,15 @@ class RunScreen(Screen):
         self.app.push_screen(ChoiceDialog("Remove a tag", choices), done)
 
     def action_accept(self) -> None:
+        """Mark the item reviewed with its automatic tags as they stand, and move on to the next item."""
         index = self.current
         if index is None:
             return
         self.state.accept(index)
+        cursor = self.vlist.cursor
         self.after_annotation(index, "automatic tags accepted as reviewed")
+        if self.current == index:  # still listed (else the next item is under the cursor already)
+            self.move_to(min(cursor + 1, self.vlist.count - 1))
 
     def action_note(self) -> None:
         index = self.current
@@ -467,8 +536,14 @@ class RunScreen(Screen):
         if job is None:
             self.notify("the run is not running", timeout=2)
             return
-        job.cancel()
-        self.notify("cancelling: items in flight are left for resume", timeout=2)
+
+        def confirmed(yes: bool | None) -> None:
+            if yes and self.job is job:
+                job.cancel()
+                self.notify("cancelling: items in flight are left for resume", timeout=2)
+
+        self.app.push_screen(ConfirmDialog(f"Cancel run {self.state.store.label}? Finished items are kept; "
+                                           "r resumes the rest.", yes="Cancel run"), confirmed)
 
     async def action_resume(self) -> None:
         if self.job is not None:
@@ -477,7 +552,7 @@ class RunScreen(Screen):
         if not self.state.store.pending_indices():
             self.notify("nothing left to run: every item has a result", timeout=2)
             return
-        job = await self.app.resume_run(self.run_id, open_screen=False)  # type: ignore[attr-defined]
+        job = await self.n2f.resume_run(self.run_id, open_screen=False)
         if job is not None:
             self.state.reload(job.store)
             job.drain()
@@ -486,7 +561,7 @@ class RunScreen(Screen):
             self.update_header()
 
     def action_report(self) -> None:
-        self.app.open_report(self.run_id)  # type: ignore[attr-defined]
+        self.n2f.open_report(self.run_id)
 
     def action_agreement(self) -> None:
         from n2f_tui.screens.agreement import AgreementScreen
@@ -510,7 +585,7 @@ class RunScreen(Screen):
 
         def chosen(other: str | None) -> None:
             if other:
-                self.app.open_compare(self.run_id, other)  # type: ignore[attr-defined]
+                self.n2f.open_compare(self.run_id, other)
 
         self.app.push_screen(ChoiceDialog("Compare with", choices), chosen)
 

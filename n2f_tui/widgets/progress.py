@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from n2f_tui.render import safe_text
-from n2f_tui.widgets.style import STATUS_STYLE, duration, number, pct, rate, run_label, settings_line, usage_line
+from n2f_tui.widgets.style import LIVE, STATUS_STYLE, Formats, number, pct, settings_line, usage_line
 
 BAR = 24
 
@@ -24,11 +24,11 @@ def bar(done: int, total: int, width: int = BAR) -> Text:
 
 def progress_text(meta: dict[str, Any], counts: dict[str, int], total: int, status: str, live: Any = None,
                   metrics: dict[str, Any] | None = None, defaults: dict[str, Any] | None = None,
-                  usage: Any = None, price: Any = None) -> Text:
+                  usage: Any = None, price: Any = None, formats: Formats = LIVE) -> Text:
     """Three lines: the run, the progress and tokens, the metrics (``live``: the runner's Progress;
     ``usage``: a ``sessions.usage.Usage``, shown once there are tokens, with the cost given a ``price``)."""
     text = Text()
-    text.append_text(safe_text(run_label(meta), style="bold"))
+    text.append_text(safe_text(formats.run_label(meta), style="bold"))
     text.append_text(safe_text(f"  {meta.get('engine', '')} · {meta.get('model', '')} · "
                                f"{settings_line(meta.get('settings', {}), defaults)}", style="dim"))
     text.append("  ")
@@ -40,7 +40,8 @@ def progress_text(meta: dict[str, Any], counts: dict[str, int], total: int, stat
     text.append_text(bar(done, total))
     text.append(f" {done}/{total}")
     if live is not None:
-        text.append(f"  {rate(live.rate)}  ETA {duration(live.eta)}  elapsed {duration(live.elapsed)}")
+        text.append(f"  {formats.rate(live.rate)}  ETA {formats.duration(live.eta)}  "
+                    f"elapsed {formats.duration(live.elapsed)}")
     for key in ("correct", "wrong", "unparseable", "error"):
         if counts.get(key):
             text.append(f"  {key} {counts[key]}", style=STATUS_STYLE[key])

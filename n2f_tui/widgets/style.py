@@ -3,21 +3,21 @@
 Everything that shows text from a run builds ``rich.text.Text`` through
 ``n2f_tui.render.safe_text``: model text is never parsed as markup.
 
-``FROZEN`` (set by the app in snapshot mode) replaces what changes from one run to the
-next (dates, rates, timings) with fixed placeholders so screenshots are stable.
+What changes from one session to the next (dates, rates, timings, run ids) is written
+by a ``Formats`` the app holds: ``LIVE`` normally, ``STABLE`` (fixed placeholders) when a
+snapshot test injects it, so screenshots do not depend on the clock.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
 from typing import Any, Iterable
 
 from rich.text import Text
 
 from engines.core import Tag
 from n2f_tui.render import safe_text
-
-FROZEN = False
 
 GLYPH = {"correct": "✓", "wrong": "✗", "unparseable": "?", "error": "!", "pending": "·"}
 STATUS_STYLE = {"correct": "green", "wrong": "red", "unparseable": "magenta", "error": "yellow", "pending": "dim"}
@@ -65,31 +65,44 @@ def number(value: Any) -> str:
     return str(value)
 
 
-def rate(value: float) -> str:
-    return "– items/s" if FROZEN else f"{value:.0f} items/s"
+@dataclass(frozen=True)
+class Formats:
+    """How the values that change between sessions are written; ``stable`` writes placeholders."""
+
+    stable: bool = False
+
+    def rate(self, value: float) -> str:
+        return "– items/s" if self.stable else f"{value:.0f} items/s"
+
+    def duration(self, seconds: float | None) -> str:
+        if self.stable or seconds is None:
+            return "–"
+        seconds = int(seconds)
+        if seconds >= 3600:
+            return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+        if seconds >= 60:
+            return f"{seconds // 60}m{seconds % 60:02d}s"
+        return f"{seconds}s"
+
+    def date(self, iso: str) -> str:
+        """A stored ISO time as local ``YYYY-MM-DD HH:MM``."""
+        if self.stable:
+            return "····-··-·· ··:··"
+        try:
+            return dt.datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M")
+        except (TypeError, ValueError):
+            return str(iso or "-")
+
+    def run_label(self, meta: dict[str, Any]) -> str:
+        """``run_label``, with an unnamed run's id (it carries a timestamp) as a placeholder when stable."""
+        return "run" if self.stable and not meta.get("name") else run_label(meta)
+
+    def run_id(self, run_id: str) -> str:
+        return "" if self.stable else run_id
 
 
-def duration(seconds: float | None) -> str:
-    if FROZEN:
-        return "–"
-    if seconds is None:
-        return "–"
-    seconds = int(seconds)
-    if seconds >= 3600:
-        return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
-    if seconds >= 60:
-        return f"{seconds // 60}m{seconds % 60:02d}s"
-    return f"{seconds}s"
-
-
-def date(iso: str) -> str:
-    """A stored ISO time as local ``YYYY-MM-DD HH:MM``."""
-    if FROZEN:
-        return "····-··-·· ··:··"
-    try:
-        return dt.datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M")
-    except (TypeError, ValueError):
-        return str(iso or "-")
+LIVE = Formats()
+STABLE = Formats(stable=True)
 
 
 def usage_line(prompt_tokens: int, completion_tokens: int, cost: float | None = None) -> str:
@@ -99,10 +112,8 @@ def usage_line(prompt_tokens: int, completion_tokens: int, cost: float | None = 
 
 
 def run_label(meta: dict[str, Any]) -> str:
-    """A run's name, or its id (the id carries a timestamp, hidden in snapshot mode)."""
-    if meta.get("name"):
-        return str(meta["name"])
-    return "run" if FROZEN else str(meta.get("id", "?"))
+    """A run's name, or its id."""
+    return str(meta.get("name") or meta.get("id", "?"))
 
 
 def settings_line(settings: dict[str, Any], defaults: dict[str, Any] | None = None) -> str:
