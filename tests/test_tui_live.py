@@ -45,7 +45,7 @@ async def test_fresh_store_lands_in_the_live_demo_and_quit_cancels_it_cleanly():
 async def test_progress_updates_on_a_timer_and_pause_cancel_resume():
     app = N2FApp(formats=STABLE, demo=False)
     async with app.run_test(size=(160, 48)) as pilot:
-        prepared = await api.prepare_run("dedc", [], model="sim:latency=0.01", limit=80, concurrency=2, name="live")
+        prepared = await api.prepare_run("dedc", [], model="sim:latency=0.03", limit=80, concurrency=2, name="live")
         job = app.start_job(prepared)
         app.open_run(prepared.store.id)
         await until(pilot, lambda: screen_named(app, "RunScreen"))

@@ -17,6 +17,7 @@ from n2f_tui.render import safe_text
 NOTES = [
     ("ctrl+p", "command palette: every action below by name"),
     ("tab / shift+tab", "move the focus (item list, detail columns)"),
+    ("← → / shift+wheel", "scroll the focused pane sideways (tables wider than the pane)"),
 ]
 
 

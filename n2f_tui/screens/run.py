@@ -142,7 +142,7 @@ class RunScreen(AppScreen):
         with Container(id="body"):
             yield VirtualList(self.render_row, self.row_key, empty="no items match", id="items")
             yield DetailView(id="detail")
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)  # fits 80 columns; ctrl+p is listed in `?`
 
     def on_mount(self) -> None:
         vlist = self.query_one(VirtualList)
@@ -449,7 +449,7 @@ class RunScreen(AppScreen):
             self.minimize()
             return
         target = self.focused
-        if target is None or isinstance(target, VirtualList):
+        if target is None or isinstance(target, VirtualList) or not target.region:
             target = self.query_one("#col-prompt" if self.query_one(DetailView).stacked else "#col-views")
             target.focus()
         if self.maximize(target, container=False):

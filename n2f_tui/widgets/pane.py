@@ -4,13 +4,19 @@ Updating it never changes the layout (the pane's size is set by CSS; only its vi
 height changes), so showing the next item costs one render of its content and a
 repaint of the visible lines: a ``Static`` with ``height: auto`` instead makes every
 update re-flow the screen, rendering the content twice (to measure it, then to paint).
+
+Text wraps at the pane's width; a table, grid or tree that needs more room than the pane
+has (a trace, two grids side by side, long IRIs) is drawn at its natural width instead of
+being squeezed into ellipses, and the pane scrolls sideways to it.
 """
 
 from __future__ import annotations
 
-from rich.console import RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType
+from rich.measure import Measurement
 from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
 from textual import events
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
@@ -19,7 +25,7 @@ from textual.strip import Strip
 
 class Pane(ScrollView, can_focus=True):
     DEFAULT_CSS = """
-    Pane { overflow-x: hidden; overflow-y: scroll; scrollbar-size-vertical: 1; }
+    Pane { overflow-x: auto; overflow-y: scroll; scrollbar-size-vertical: 1; scrollbar-size-horizontal: 1; }
     """
 
     def __init__(self, renderable: RenderableType = "", *, name: str | None = None, id: str | None = None,
@@ -27,7 +33,8 @@ class Pane(ScrollView, can_focus=True):
         super().__init__(name=name, id=id, classes=classes)
         self.renderable: RenderableType = renderable
         self.lines: list[list[Segment]] = []
-        self._width = 0
+        self._width = 0  # the pane's width the lines were rendered for
+        self._content_width = 0  # the widest line: more than the pane's width when a table needs it
         self._base: Style | None = None
 
     def update(self, renderable: RenderableType, home: bool = True) -> None:
@@ -50,9 +57,15 @@ class Pane(ScrollView, can_focus=True):
             return
         console = self.app.console
         options = console.options.update(width=width, max_width=width, height=None, highlight=False)
-        self.lines = console.render_lines(self.renderable, options, pad=True)
+        self.lines = []
+        for part in parts(self.renderable):
+            self.lines += console.render_lines(part, options.update_width(natural_width(console, options, part)),
+                                               pad=True)
         self._width = width
-        self.virtual_size = Size(width, len(self.lines))
+        self._content_width = max((Segment.get_line_length(line) for line in self.lines), default=width)
+        if self._content_width > width:  # one length for every line: strips know their length without counting
+            self.lines = [Segment.adjust_line_length(line, self._content_width) for line in self.lines]
+        self.virtual_size = Size(self._content_width, len(self.lines))
         self.refresh()
 
     def on_resize(self, event: events.Resize) -> None:
@@ -77,7 +90,26 @@ class Pane(ScrollView, can_focus=True):
         base = self._base if self._base is not None else self.rich_style
         if index >= len(self.lines):
             return Strip.blank(width, base)
-        strip = Strip(Segment.apply_style(self.lines[index], base), self._width)
-        if self._width != width:  # between a resize and the re-render
-            strip = strip.adjust_cell_length(width, base)
-        return strip
+        strip = Strip(Segment.apply_style(self.lines[index], base), self._content_width)
+        if scroll_x:
+            strip = strip.crop(scroll_x, scroll_x + width)
+        return strip.adjust_cell_length(width, base)
+
+
+WIDEST = 400  # cells: a table wider than this wraps its cells rather than the pane scrolling further
+
+
+def parts(renderable: RenderableType) -> list[RenderableType]:
+    """A group's members, nested groups flattened, so each can be drawn at the width it needs."""
+    if isinstance(renderable, Group):
+        return [p for member in renderable.renderables for p in parts(member)]
+    return [renderable]
+
+
+def natural_width(console: Console, options: ConsoleOptions, part: RenderableType) -> int:
+    """The pane's width for text (it wraps); for anything else the width it needs, up to ``WIDEST``."""
+    width = options.max_width
+    if isinstance(part, (str, Text)):
+        return width
+    measured = Measurement.get(console, options.update_width(WIDEST), part)
+    return max(width, min(measured.maximum, WIDEST))
