@@ -55,7 +55,7 @@ class HomeScreen(AppScreen):
         Binding("enter,o", "open", "Open"),
         Binding("n", "new", "New run"),
         Binding("r", "resume", "Resume"),
-        Binding("s", "rescore", "Re-score"),
+        Binding("s", "rescore", "Re-score", show=False),
         Binding("d", "delete", "Delete"),
         Binding("c", "compare", "Compare"),
         Binding("R", "report", "Report"),
@@ -76,7 +76,7 @@ class HomeScreen(AppScreen):
         table: DataTable = DataTable(cursor_type="row", zebra_stripes=True, id="runs")
         yield table
         yield Static("", id="run-info", markup=False)
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)  # fits 80 columns; ctrl+p is listed in `?`
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
