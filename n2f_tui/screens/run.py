@@ -244,7 +244,10 @@ class RunScreen(AppScreen):
             return
         state = self.state
         key = (index, state.versions.get(index, 0))
-        if key in (detail.shown, self._building):
+        if key == detail.shown:  # back on the item shown before a build finished: that build is dropped
+            self._building = None
+            return
+        if key == self._building:
             return
         self._building = key
         position = f"{self.vlist.cursor + 1}/{len(state.order)}" + (

@@ -1,0 +1,116 @@
+"""Key-to-paint while a logic item's detail takes seconds of solver time to build.
+
+Usage: python benchmarks/tui_slow_detail.py [MOVES]
+
+1. A fresh N2F_HOME and a 12-item first-order logic run on a replay file: item 2's round-trip
+   reply is a theory with only infinite models (transitive, serial, irreflexive ``p2``), so
+   re-scoring it for the detail runs Z3 into its 2 s timeout; the other items' replies are
+   their own formulas (decided at once).
+2. In the inspector (headless, 160x48), MOVES times from item 1: ``j`` onto the slow item
+   (its detail starts building), 50 ms later ``j`` again (both sent through the driver, as a
+   terminal's keys are), and the time from that second ``j`` to item 3's detail painted;
+   then the dropped slow build (timed once on its own beforehand) is let finish in its thread
+   and the cursor put back on item 1.
+
+Printed: the median, p95 and max of that key-to-paint time, and how long the slow item's
+own detail took. "Painted" is benchmarks/tui_open.py's probe: the compositor rendered the
+output pane's lines for the new item. Nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tui_open import ROOT, SIZE, PaintProbe, pct, run_screen, wait_for
+
+ITEMS = 12
+INFINITE_ONLY = ("∀x1 ∀x2 ∀x3 ((p2(x1, x2) ∧ p2(x2, x3)) → p2(x1, x3)) ∧ ∀x1 ∃x2 p2(x1, x2) ∧ "
+                 "∀x1 ¬p2(x1, x1)")
+
+
+def make_run(home: str) -> None:
+    from sessions import api
+
+    _, _, items = api.build_items("logic", ["dataset=fol"], 0)
+    replay = Path(home) / "replies.jsonl"
+    with replay.open("w", encoding="utf-8") as out:
+        for number, item in enumerate(items):
+            if number == ITEMS:
+                break
+            formula = INFINITE_ONLY if number == 1 else item.inputs["formula"]
+            out.write(json.dumps({"id": item.id, "outputs": ["a description", formula]}, ensure_ascii=False) + "\n")
+    subprocess.run([sys.executable, "-m", "n2f_tui", "run", "logic", "-s", "dataset=fol", "-n", str(ITEMS),
+                    "-m", f"replay:{replay}", "-q", "--json", "--name", "slow"],
+                   check=True, env={**os.environ, "N2F_HOME": home}, capture_output=True, cwd=ROOT)
+
+
+async def press(app, key: str) -> float:
+    from textual import events
+
+    sent = time.perf_counter()
+    app._driver.send_message(events.Key(key, key))
+    return sent
+
+
+def slow_build() -> float:
+    """Seconds to build the slow item's detail on its own (the solver's work, outside the app)."""
+    from sessions import api
+    from sessions.store import RunStore
+
+    store = RunStore.open("slow")
+    started = time.perf_counter()
+    api.item_detail(store, 1)
+    return time.perf_counter() - started
+
+
+async def measure(moves: int, slow: float) -> list[float]:
+    from n2f_tui.app import N2FApp
+    from n2f_tui.widgets.detail import DetailView
+
+    app = N2FApp(run="slow", demo=False)
+    key_to_paint = []
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: run_screen(app) is not None and app.screen.query_one(DetailView).shown is not None,
+                       timeout=30)
+        screen = app.screen
+        detail = screen.query_one(DetailView)
+        probe = PaintProbe(screen.query_one("#col-output"))
+        for _ in range(moves):
+            screen.move_to(0)
+            await wait_for(lambda: screen.detail_ready, timeout=30)
+            await pilot.pause()
+            on_slow = await press(app, "j")
+            await asyncio.sleep(0.05)
+            sent = await press(app, "j")
+            await wait_for(lambda: screen.current == 2 and detail.shown is not None and detail.shown[0] == 2
+                           and probe.last > sent, timeout=30)
+            key_to_paint.append(probe.last - sent)
+            await asyncio.sleep(slow + 0.2 - (time.perf_counter() - on_slow))  # the dropped build runs on: let it end
+    return key_to_paint
+
+
+def main() -> None:
+    moves = int(sys.argv[1]) if len(sys.argv) > 1 else 15
+    with tempfile.TemporaryDirectory() as home:
+        os.environ["N2F_HOME"] = home
+        sys.path.insert(0, str(ROOT))
+        make_run(home)
+        slow = slow_build()
+        times = asyncio.run(measure(moves, slow))
+    print(f"key j to the next item's detail painted while item 2's detail (Z3 into its 2 s timeout) is built: "
+          f"median {1000 * statistics.median(times):.1f} ms, p95 {1000 * pct(times, 0.95):.1f} ms, "
+          f"max {1000 * max(times):.1f} ms over {len(times)} moves")
+    print(f"  (the slow item's detail alone takes {slow:.2f} s to build; on a key it is built in a worker and "
+          "dropped when the cursor moves on)")
+
+
+if __name__ == "__main__":
+    main()

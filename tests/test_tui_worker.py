@@ -1,0 +1,54 @@
+"""Keys never wait on work (issue 16, point 9): the detail is built in an exclusive worker off
+the UI thread, a build finished after the cursor moved on is dropped, and moving opens no
+annotation store. The slow build is a logic item whose scoring (Z3) is held until released."""
+
+from __future__ import annotations
+
+import threading
+
+from engines import get_engine
+from n2f_tui.app import N2FApp
+from n2f_tui.widgets.detail import DetailView
+from n2f_tui.widgets.style import STABLE
+from sessions.store import RunStore
+from tui_support import detail_shown, make_run, screen_named, until
+
+
+async def test_a_slow_solver_check_never_holds_a_key(monkeypatch):
+    await make_run("solver", limit=6, engine="logic")
+    engine = get_engine("logic")
+    released = threading.Event()
+    score = engine.score
+    slow_id: list[str] = []
+
+    def held_score(item, *args, **kwargs):
+        if item.id in slow_id:
+            released.wait(timeout=20)  # a solver check taking as long as the test wants
+        return score(item, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "score", held_score)
+    opened = []
+    annotations = RunStore.annotations
+    monkeypatch.setattr(RunStore, "annotations", lambda self: opened.append(1) or annotations(self))
+    app = N2FApp(run="solver", formats=STABLE, demo=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await until(pilot, lambda: screen_named(app, "RunScreen"))
+        screen = app.screen
+        detail = screen.query_one(DetailView)
+        await detail_shown(pilot, screen)
+        opened.clear()
+        slow_id.append(screen.state.ids[1])
+        await pilot.press("j")  # onto the slow item: the key is handled, the detail is being built
+        assert screen.current == 1 and not screen.detail_ready and not released.is_set()
+        await until(pilot, lambda: "building the detail" in detail.text())  # says so, not the last item
+        await pilot.press("j")  # and on: the next item is drawn while the slow build still waits
+        await detail_shown(pilot, screen)
+        assert screen.current == 2 and detail.shown[0] == 2 and not released.is_set()
+        released.set()  # the slow build ends now; its detail is dropped
+        await pilot.pause(0.2)
+        assert detail.shown[0] == 2 and screen.detail_ready
+        for _ in range(3):
+            screen.action_cursor(-1)
+            await detail_shown(pilot, screen)
+        assert detail.shown[0] == 0
+        assert opened == []  # the run's annotation log stays open: no store per move
