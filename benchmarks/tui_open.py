@@ -54,6 +54,21 @@ class PaintProbe:
         widget.render_lines = render_lines
 
 
+class ShowProbe:
+    """Records when the detail was last filled with an item (on the key, or when its worker is done)."""
+
+    def __init__(self, detail) -> None:
+        self.last = 0.0
+        original = detail.show
+
+        def show(*args, **kwargs):
+            result = original(*args, **kwargs)
+            self.last = time.perf_counter()
+            return result
+
+        detail.show = show
+
+
 def holds(predicate) -> bool:
     try:
         return bool(predicate())
@@ -91,8 +106,12 @@ async def open_once() -> float:
     return elapsed
 
 
-async def key_latency(app, probe, key: str = "j", views_probe=None) -> float | tuple[float, float]:
-    """Key to the detail's output pane painted for the new item (and to the views pane, if probed)."""
+async def key_latency(app, probe, shows, key: str = "j", views_probe=None) -> float | tuple[float, float]:
+    """Key to the detail's output pane painted for the new item (and to the views pane, if probed).
+
+    The paint counted is the first one after the detail was filled with the new item
+    (``shows``), not a repaint of the old item that may come first.
+    """
     from textual import events
 
     screen = app.screen
@@ -101,7 +120,7 @@ async def key_latency(app, probe, key: str = "j", views_probe=None) -> float | t
     t0 = time.perf_counter()
     app._driver.send_message(events.Key(key, key))
     await wait_for(lambda: screen.vlist.cursor == target_pos and screen.query_one("DetailView").shown
-                   and screen.query_one("DetailView").shown[0] != before and probe.last > t0)
+                   and screen.query_one("DetailView").shown[0] != before and probe.last > shows.last > t0)
     first = time.perf_counter() - t0
     if views_probe is None:
         return first
@@ -118,9 +137,10 @@ async def next_item(moves: int = 40) -> list[float]:
         await pilot.pause()
         probe = PaintProbe(app.screen.query_one("#col-output"))
         views = PaintProbe(app.screen.query_one("#col-views"))
+        shows = ShowProbe(app.screen.query_one("DetailView"))
         times = []
         for _ in range(moves):
-            times.append(await key_latency(app, probe, views_probe=views))
+            times.append(await key_latency(app, probe, shows, views_probe=views))
             await asyncio.sleep(0.05)
     return times
 
@@ -136,12 +156,13 @@ async def live(presses: int = 40) -> tuple[list[float], float, int]:
         app.open_run(prepared.store.id)
         await wait_for(lambda: run_screen(app) is not None and app.screen.query_one("DetailView").shown)
         probe = PaintProbe(app.screen.query_one("#col-output"))
+        shows = ShowProbe(app.screen.query_one("DetailView"))
         times = []
         while not job.done and len(times) < presses:
             await asyncio.sleep(0.15)
             if job.done:
                 break
-            times.append(await key_latency(app, probe))
+            times.append(await key_latency(app, probe, shows))
         while not job.done:
             await asyncio.sleep(0.05)
         progress = job.progress

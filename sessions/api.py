@@ -13,7 +13,7 @@ import hashlib
 import itertools
 import platform
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import metadata
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
@@ -321,15 +321,21 @@ class ItemDetail:
     def status(self) -> str:
         return self.record.get("status", "pending") if self.record else "pending"
 
+    @property
+    def needs_scoring(self) -> bool:
+        """A stored answer not re-judged yet (pending items have none; error items are never judged)."""
+        return self.verdict is None and self.record is not None and self.record.get("status") != "error"
+
 
 def item_detail(store: RunStore, index: int, record: dict[str, Any] | None = None,
-                annotations: list[dict[str, Any]] | None = None) -> ItemDetail:
+                annotations: list[dict[str, Any]] | None = None, scored: bool = True) -> ItemDetail:
     """Prompts rebuilt from the run's templates and a fresh verdict with views from stored outputs.
 
     ``record`` is the item's stored record when the caller has it already; None reads it
     from the store, and ``{}`` means the item has none yet (pending) without reading.
     ``annotations`` are the item's events when the caller keeps the run's log open (the
-    inspector); None reads the log.
+    inspector); None reads the log. ``scored=False`` leaves the verdict for ``score_detail``:
+    re-judging can take seconds (a solver at its timeout), reading and prompts do not.
     """
     engine, settings = run_settings(store)
     item = store.item(index)
@@ -344,12 +350,20 @@ def item_detail(store: RunStore, index: int, record: dict[str, Any] | None = Non
         if step is None:
             break
         prompts.append({"step": step.name, "messages": [m.to_json() for m in step.messages]})
-    verdict = None
-    if record and record.get("status") != "error":
-        verdict = engine.score(item, outputs, settings, finish_reasons=finish_reasons(record.get("steps", [])),
-                               templates=templates)
-    return ItemDetail(index=index, item=item, record=record, prompts=prompts, verdict=verdict,
-                      annotations=store.annotations().events(item.id) if annotations is None else annotations)
+    detail = ItemDetail(index=index, item=item, record=record, prompts=prompts, verdict=None,
+                        annotations=store.annotations().events(item.id) if annotations is None else annotations)
+    return score_detail(store, detail) if scored else detail
+
+
+def score_detail(store: RunStore, detail: ItemDetail) -> ItemDetail:
+    """The detail with its verdict re-judged from the stored outputs (none for a pending or error item)."""
+    record = detail.record
+    if not detail.needs_scoring:
+        return detail
+    engine, settings = run_settings(store)
+    verdict = engine.score(detail.item, list(record.get("outputs", [])), settings,
+                           finish_reasons=finish_reasons(record.get("steps", [])), templates=store.meta.get("templates"))
+    return replace(detail, verdict=verdict)
 
 
 def find_item(store: RunStore, ref: str) -> tuple[int, Item]:

@@ -1,6 +1,7 @@
-"""Keys never wait on work (issue 16, point 9): the detail is built in an exclusive worker off
-the UI thread, a build finished after the cursor moved on is dropped, and moving opens no
-annotation store. The slow build is a logic item whose scoring (Z3) is held until released."""
+"""Keys never wait on work (issue 16, point 9): an item is drawn from what is stored and
+re-scored in an exclusive worker off the UI thread, a verdict that comes after the cursor
+moved on is dropped, and moving opens no annotation store. The slow item is a logic item
+whose scoring (Z3) is held until released."""
 
 from __future__ import annotations
 
@@ -38,13 +39,15 @@ async def test_a_slow_solver_check_never_holds_a_key(monkeypatch):
         await detail_shown(pilot, screen)
         opened.clear()
         slow_id.append(screen.state.ids[1])
-        await pilot.press("j")  # onto the slow item: the key is handled, the detail is being built
-        assert screen.current == 1 and not screen.detail_ready and not released.is_set()
-        await until(pilot, lambda: "building the detail" in detail.text())  # says so, not the last item
-        await pilot.press("j")  # and on: the next item is drawn while the slow build still waits
+        await pilot.press("j")  # onto the slow item: drawn from what is stored, its re-scoring waits
+        assert screen.current == 1 and detail.shown[0] == 1 and not screen.detail_ready and not released.is_set()
+        await until(pilot, lambda: "scoring…" in screen.query_one("#col-views").plain)
+        assert screen.state.ids[1] in screen.query_one("#detail-head").plain
+        await pilot.press("j")  # and on: the next item is drawn and scored while the slow one still waits
         await detail_shown(pilot, screen)
         assert screen.current == 2 and detail.shown[0] == 2 and not released.is_set()
-        released.set()  # the slow build ends now; its detail is dropped
+        assert "scoring…" not in screen.query_one("#col-views").plain
+        released.set()  # the slow scoring ends now; its verdict is dropped
         await pilot.pause(0.2)
         assert detail.shown[0] == 2 and screen.detail_ready
         for _ in range(3):

@@ -6,10 +6,10 @@ item changed: nothing is done per item, so a thousand items a second cost four
 redraws a second. The engine's headline metrics are recomputed in a thread, at most
 every two seconds.
 
-A key never waits on work: moving the cursor repaints the list at once, and the item's
-detail (prompts rebuilt, the stored outputs re-scored with their views, which for a
-logic item may mean seconds of solver time) is built in an exclusive worker thread; a
-detail finished after the cursor moved on is dropped. The footer shows the keys used
+A key never waits on work: moving the cursor draws the item from what is stored (its
+record, the prompts rebuilt), and re-scoring its outputs for the views (for a logic item
+seconds of solver time, at worst) runs in an exclusive worker thread; a verdict that
+comes after the cursor moved on is dropped. The footer shows the keys used
 most; ``?`` lists them all.
 """
 
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import gc
 import time
-from functools import partial
 from typing import Any
 
 from rich.text import Text
@@ -42,7 +41,6 @@ from sessions.errors import N2FError
 from sessions.store import RunStore
 
 TICK = 0.25
-PENDING_AFTER = 0.08  # seconds a detail may take before the pane says it is being built
 STREAM_TICK = 0.1  # seconds between redraws of the focused item's reply while it streams
 METRICS_EVERY = 2.0
 BULK_READ = 500  # more changed records than this: one pass over the log beats one read each
@@ -129,7 +127,7 @@ class RunScreen(AppScreen):
         self._id_width = min(28, max(map(len, self.state.ids), default=4))
         self._live_drawn: tuple[Any, ...] | None = None
         self._live_detail: Any = None
-        self._building: tuple[int, int] | None = None  # the (index, version) whose detail a worker builds
+        self._scoring: tuple[int, int] | None = None  # the (index, version) a worker re-scores for the detail
         try:
             self.price = api.price_of(store)
         except N2FError:  # a broken config file is reported where it matters (starting runs)
@@ -185,7 +183,10 @@ class RunScreen(AppScreen):
     def detail_ready(self) -> bool:
         """The detail shows the item under the cursor as it stands (tests and benchmarks wait on it)."""
         index = self.current
-        return index is None or self.query_one(DetailView).shown == (index, self.state.versions.get(index, 0))
+        if index is None:
+            return True
+        key = (index, self.state.versions.get(index, 0))
+        return self.query_one(DetailView).shown == key and self._scoring != key
 
     def row_key(self, position: int) -> Any:
         index = self.state.order[position]
@@ -235,53 +236,51 @@ class RunScreen(AppScreen):
             usage=self.state.usage, price=self.price, formats=self.n2f.formats))
 
     def show_current(self) -> None:
-        """Draw the item under the cursor; its detail is built off the UI thread (``build_detail``)."""
+        """Draw the item under the cursor from what is stored; its re-scoring goes to a worker.
+
+        Reading the record and rebuilding the prompts take a millisecond; re-judging the
+        outputs with their views may take seconds (a logic reply running Z3 into its
+        timeout), so it runs in ``score_detail`` and the views say "scoring…" meanwhile.
+        """
         detail = self.query_one(DetailView)
         index = self.current
         if index is None:
-            self._building = None
+            self._scoring = None
             detail.clear("no item: the filter or search matches nothing (Escape clears it)")
             return
         state = self.state
         key = (index, state.versions.get(index, 0))
-        if key == detail.shown:  # back on the item shown before a build finished: that build is dropped
-            self._building = None
+        if key == detail.shown:
             return
-        if key == self._building:
-            return
-        self._building = key
+        record = state.record(index)
+        info = api.item_detail(state.store, index, record or {}, annotations=state.annotation_events(index),
+                               scored=False)
         position = f"{self.vlist.cursor + 1}/{len(state.order)}" + (
             f" of {state.total}" if len(state.order) != state.total else "")
-        self.build_detail(key, position, state.annotation_events(index))
-        self.set_timer(PENDING_AFTER, partial(self._still_building, key))
+        detail.show(info, state.tags(index, record), position, state.score_key, key)
+        self._scoring = key if info.needs_scoring else None
+        if info.needs_scoring:
+            self.score_detail(key, info)
 
     @work(thread=True, exclusive=True, group="detail", exit_on_error=False)
-    def build_detail(self, key: tuple[int, int], position: str, events: list[dict[str, Any]]) -> None:
-        """The item's record read and re-scored with its views; dropped if the cursor moved on meanwhile."""
+    def score_detail(self, key: tuple[int, int], info: api.ItemDetail) -> None:
+        """The item's outputs re-judged with their views; dropped if the cursor moved on meanwhile."""
         worker = get_current_worker()
-        index, store = key[0], self.state.store
         try:
-            record = store.record(index) if index in self.state.records else None
-            built: Any = api.item_detail(store, index, record or {}, annotations=events)
+            scored: Any = api.score_detail(self.state.store, info)
         except Exception as exc:  # an engine bug is shown in the detail, it does not take the screen down
-            record, built = None, exc
+            scored = exc
         if not worker.is_cancelled:
-            self.app.call_from_thread(self._detail_built, key, position, record, built)
+            self.app.call_from_thread(self._scored, key, scored)
 
-    def _detail_built(self, key: tuple[int, int], position: str, record: dict[str, Any] | None, built: Any) -> None:
-        if self._building != key:
+    def _scored(self, key: tuple[int, int], scored: Any) -> None:
+        if self._scoring != key:
             return
-        self._building = None
-        detail = self.query_one(DetailView)
-        if isinstance(built, Exception):
-            detail.clear(f"the detail of {self.state.ids[key[0]]} could not be built: {built}")
+        self._scoring = None
+        if isinstance(scored, Exception):
+            self.notify(f"{self.state.ids[key[0]]} could not be re-scored: {scored}", severity="error", markup=False)
             return
-        detail.show(built, self.state.tags(key[0], record), position, self.state.score_key, key)
-
-    def _still_building(self, key: tuple[int, int]) -> None:
-        """A detail slower than a blink (a long solver check): say so rather than show the last item."""
-        if self._building == key:
-            self.query_one(DetailView).clear(f"building the detail of {self.state.ids[key[0]]}…")
+        self.query_one(DetailView).show_scored(scored, key)
 
     def relist(self, keep: int | None = None) -> None:
         """After a filter, search, sort or new records: the same item stays under the cursor."""

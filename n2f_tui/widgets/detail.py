@@ -156,6 +156,7 @@ class DetailView(Container):
         super().__init__(id=id)
         self.shown: tuple[int, int] | None = None  # (item index, version) on screen
         self._last: tuple[Any, ...] | None = None
+        self._views_of: Any = None  # the detail whose views the views pane shows
 
     def compose(self) -> ComposeResult:
         yield Pane(id="detail-head")
@@ -173,12 +174,13 @@ class DetailView(Container):
         if stacked != self.stacked:
             self.set_class(stacked, "-stacked")
             if self._last is not None:
-                self.shown = None
+                self.shown = self._views_of = None
                 self.show(*self._last)
 
     def clear(self, message: str) -> None:
         self.shown = None
         self._last = None
+        self._views_of = None
         self.query_one("#detail-head", Pane).update(Text(message, style="italic"))
         for pane in ("#col-prompt", "#col-output", "#col-views"):
             self.query_one(pane, Pane).update("")
@@ -186,8 +188,10 @@ class DetailView(Container):
     def show(self, detail: Any, tags: ItemTags, position: str, score_key: str, key: tuple[int, int]) -> None:
         """Draw one item (``key`` = (index, version): redrawing the same key is skipped).
 
-        Side by side, the engine views (tables, trees: the costliest to lay out) are drawn
-        just after the first paint of the rest, and skipped if the cursor moved on by then.
+        A detail not scored yet (``detail.needs_scoring``) is drawn from what is stored, its
+        views saying "scoring…" until ``show_scored`` brings the verdict. Side by side, the
+        engine views (tables, trees: the costliest to lay out) are drawn just after the
+        first paint of the rest, and skipped if the cursor moved on by then.
         """
         if key == self.shown:
             return
@@ -195,13 +199,32 @@ class DetailView(Container):
         self.shown = key
         self._last = (detail, tags, position, score_key, key)
         self.query_one("#detail-head", Pane).update(head_text(detail, tags, position, score_key), home=home)
-        prompt, output = self._prompt(detail), self._output(detail)
+        self._draw_columns(detail, key, home)
+
+    def show_scored(self, detail: Any, key: tuple[int, int]) -> None:
+        """The verdict of the item shown came in: its diffs and engine views, the scroll kept."""
+        if self.shown != key or self._last is None:
+            return
+        self._last = (detail, *self._last[1:])
+        diffs = any(v.kind == "diff" for v in detail.verdict.views) if detail.verdict else False
+        self._draw_columns(detail, key, home=False, prompt=self.stacked, output=self.stacked or diffs)
+
+    def _draw_columns(self, detail: Any, key: tuple[int, int], home: bool, prompt: bool = True,
+                      output: bool = True) -> None:
+        """The columns; the views wait for the next paint unless only they and the diffs change
+        (a verdict coming in: the rest is on screen already)."""
         if self.stacked:
-            self.query_one("#col-prompt", Pane).update(Group(output, self._views(detail), prompt), home=home)
+            self.query_one("#col-prompt", Pane).update(
+                Group(self._output(detail), self._views(detail), self._prompt(detail)), home=home)
+            return
+        if prompt:
+            self.query_one("#col-prompt", Pane).update(self._prompt(detail), home=home)
+        if output:
+            self.query_one("#col-output", Pane).update(self._output(detail), home=home)
+        if prompt:
+            self.call_after_refresh(self._show_views, key, home)
         else:
-            self.query_one("#col-prompt", Pane).update(prompt, home=home)
-            self.query_one("#col-output", Pane).update(output, home=home)
-            self.call_after_refresh(self._show_views, detail, key, home)
+            self._show_views(key, home)
 
     def show_live(self, detail: Any, live: Any) -> None:
         """The reply of the item shown, as it streams in (the rest of the detail stays as drawn)."""
@@ -209,9 +232,11 @@ class DetailView(Container):
         pane = "#col-prompt" if self.stacked else "#col-output"
         self.query_one(pane, Pane).update(Group(output, self._prompt(detail)) if self.stacked else output, home=False)
 
-    def _show_views(self, detail: Any, key: tuple[int, int], home: bool) -> None:
-        if self.shown == key and not self.stacked:
-            self.query_one("#col-views", Pane).update(self._views(detail), home=home)
+    def _show_views(self, key: tuple[int, int], home: bool) -> None:
+        """The views of the detail as it stands now (its verdict may have come in since the call)."""
+        if self.shown == key and not self.stacked and self._last is not None and self._views_of is not self._last[0]:
+            self._views_of = self._last[0]
+            self.query_one("#col-views", Pane).update(self._views(self._views_of), home=home)
 
     def text(self) -> str:
         """Everything the detail shows, as plain text (tests)."""
@@ -261,7 +286,8 @@ class DetailView(Container):
     def _views(detail: Any) -> RenderableType:
         verdict = detail.verdict
         if verdict is None:
-            return Group(heading("Views"), Text("(not scored yet)", style="dim"))
+            waiting = "scoring…" if detail.needs_scoring else "(not scored yet)"
+            return Group(heading("Views"), Text(waiting, style="italic" if detail.needs_scoring else "dim"))
         trees = [v for v in verdict.views if v.kind == "tree"]
         others = [v for v in verdict.views if v.kind not in ("tree", "diff")]
         parts: list[RenderableType] = []
