@@ -259,7 +259,11 @@ class RunScreen(AppScreen):
             f" of {state.total}" if len(state.order) != state.total else "")
         detail.show(info, state.tags(index, record), position, state.score_key, key)
         self._scoring = key if info.needs_scoring else None
-        if info.needs_scoring:
+        if info.needs_scoring:  # after the paint, which the worker's thread would only slow down
+            self.call_after_refresh(self._score_if_current, key, info)
+
+    def _score_if_current(self, key: tuple[int, int], info: api.ItemDetail) -> None:
+        if self._scoring == key:
             self.score_detail(key, info)
 
     @work(thread=True, exclusive=True, group="detail", exit_on_error=False)
