@@ -6,14 +6,12 @@ runs inside ``N2FApp``, and saying so once here keeps every call to the app chec
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 
 if TYPE_CHECKING:
     from n2f_tui.app import N2FApp
-
-Result = TypeVar("Result")
 
 
 class AppScreen(Screen[Any]):
@@ -23,10 +21,3 @@ class AppScreen(Screen[Any]):
     def n2f(self) -> "N2FApp":
         return cast("N2FApp", self.app)
 
-
-class AppModal(ModalScreen[Result]):
-    """A dialog of the inspector."""
-
-    @property
-    def n2f(self) -> "N2FApp":
-        return cast("N2FApp", self.app)

@@ -11,6 +11,9 @@ record, the prompts rebuilt), and re-scoring its outputs for the views (for a lo
 seconds of solver time, at worst) runs in an exclusive worker thread; a verdict that
 comes after the cursor moved on is dropped. The footer shows the keys used
 most; ``?`` lists them all.
+
+The module is longer than most: it is the one screen where a run is read, annotated
+and driven (pause, cancel, resume), and its actions share the screen's cursor and state.
 """
 
 from __future__ import annotations
