@@ -47,10 +47,10 @@ def screen_bindings(screen: Screen) -> list[tuple[Any, Binding]]:
 
 
 def key_rows(screen: Screen) -> list[tuple[str, str]]:
-    """(keys, what they do), one row per action description."""
+    """(keys, what they do), one row per action description (the longer tooltip where there is one)."""
     rows: dict[str, list[str]] = {}
     for _, binding in screen_bindings(screen):
-        keys = rows.setdefault(binding.description or binding.action, [])
+        keys = rows.setdefault(binding.tooltip or binding.description or binding.action, [])
         shown = screen.app.get_key_display(binding)
         if shown not in keys:
             keys.append(shown)
@@ -78,5 +78,6 @@ class HelpScreen(ModalScreen[None]):
             table.add_row(safe_text(key), safe_text(description))
         with VerticalScroll():
             yield Static(table, markup=False)
-            yield Static(Text("Escape or ? closes this help; q quits (a running run is cancelled and can be resumed)",
+            yield Static(Text("Escape or ? closes this help; q quits (while a run goes on it asks first: "
+                              "the run is cancelled and can be resumed)",
                               style="dim"), markup=False)

@@ -97,9 +97,9 @@ class RunScreen(AppScreen):
         Binding("s", "sort", "Sort", show=False),
         Binding("t", "tag_add", "Tag"),
         Binding("x", "tag_remove", "Untag", show=False),
-        Binding("a", "accept", "Accept"),
+        Binding("a", "accept", "Accept", tooltip="Accept the automatic tags as reviewed, then the next item"),
         Binding("m", "note", "Note", show=False),
-        Binding("z", "zoom", "Zoom"),
+        Binding("z", "zoom", "Zoom", tooltip="Zoom: the focused pane fills the screen (z or Escape restores)"),
         Binding("e", "edit", "Edit prompt", show=False),
         Binding("space", "pause", "Pause/continue", show=False),
         Binding("c", "cancel_run", "Cancel run", show=False),
@@ -109,7 +109,8 @@ class RunScreen(AppScreen):
         Binding("C", "compare", "Compare", show=False),
         Binding("J", "scroll_detail(5)", "Scroll detail down", show=False),
         Binding("K", "scroll_detail(-5)", "Scroll detail up", show=False),
-        Binding("escape", "back", "Clear filter, then back", show=False),
+        Binding("escape", "back", "Back", show=False,
+                tooltip="Clear the filter and search; with none, back to the runs"),
     ]
 
     def __init__(self, run_id: str) -> None:
