@@ -41,32 +41,37 @@ def make_run(home: str) -> None:
 
 
 class PaintProbe:
-    """Records when the detail's output pane last rendered lines."""
+    """Records when a pane rendered lines (each paint of it)."""
 
     def __init__(self, widget) -> None:
         self.last = 0.0
+        self.times: list[float] = []
         original = widget.render_lines
 
         def render_lines(crop):
             self.last = time.perf_counter()
+            self.times.append(self.last)
             return original(crop)
 
         widget.render_lines = render_lines
 
+    def first_after(self, moment: float) -> float:
+        return min(t for t in self.times if t > moment)
 
-class ShowProbe:
-    """Records when the detail was last filled with an item (on the key, or when its worker is done)."""
 
-    def __init__(self, detail) -> None:
+class CallProbe:
+    """Records when a method of a widget was last called (the detail filled, a pane updated)."""
+
+    def __init__(self, widget, method: str) -> None:
         self.last = 0.0
-        original = detail.show
+        original = getattr(widget, method)
 
-        def show(*args, **kwargs):
+        def called(*args, **kwargs):
             result = original(*args, **kwargs)
             self.last = time.perf_counter()
             return result
 
-        detail.show = show
+        setattr(widget, method, called)
 
 
 def holds(predicate) -> bool:
@@ -106,11 +111,13 @@ async def open_once() -> float:
     return elapsed
 
 
-async def key_latency(app, probe, shows, key: str = "j", views_probe=None) -> float | tuple[float, float]:
+async def key_latency(app, probe, shows, key: str = "j", views_probe=None, views_updates=None):
     """Key to the detail's output pane painted for the new item (and to the views pane, if probed).
 
     The paint counted is the first one after the detail was filled with the new item
-    (``shows``), not a repaint of the old item that may come first.
+    (``shows``), not a repaint of the old item that may come first; for the views, the
+    first paint after the pane got the new item's views (``views_updates``), which may be
+    the same paint as the output's.
     """
     from textual import events
 
@@ -121,11 +128,11 @@ async def key_latency(app, probe, shows, key: str = "j", views_probe=None) -> fl
     app._driver.send_message(events.Key(key, key))
     await wait_for(lambda: screen.vlist.cursor == target_pos and screen.query_one("DetailView").shown
                    and screen.query_one("DetailView").shown[0] != before and probe.last > shows.last > t0)
-    first = time.perf_counter() - t0
+    first = probe.first_after(shows.last) - t0
     if views_probe is None:
         return first
-    await wait_for(lambda: views_probe.last > t0 + first)
-    return first, views_probe.last - t0
+    await wait_for(lambda: screen.detail_ready and views_updates.last > t0 and views_probe.last > views_updates.last)
+    return first, views_probe.first_after(views_updates.last) - t0
 
 
 async def next_item(moves: int = 40) -> list[float]:
@@ -137,10 +144,11 @@ async def next_item(moves: int = 40) -> list[float]:
         await pilot.pause()
         probe = PaintProbe(app.screen.query_one("#col-output"))
         views = PaintProbe(app.screen.query_one("#col-views"))
-        shows = ShowProbe(app.screen.query_one("DetailView"))
+        views_updates = CallProbe(app.screen.query_one("#col-views"), "update")
+        shows = CallProbe(app.screen.query_one("DetailView"), "show")
         times = []
         for _ in range(moves):
-            times.append(await key_latency(app, probe, shows, views_probe=views))
+            times.append(await key_latency(app, probe, shows, views_probe=views, views_updates=views_updates))
             await asyncio.sleep(0.05)
     return times
 
@@ -156,7 +164,7 @@ async def live(presses: int = 40) -> tuple[list[float], float, int]:
         app.open_run(prepared.store.id)
         await wait_for(lambda: run_screen(app) is not None and app.screen.query_one("DetailView").shown)
         probe = PaintProbe(app.screen.query_one("#col-output"))
-        shows = ShowProbe(app.screen.query_one("DetailView"))
+        shows = CallProbe(app.screen.query_one("DetailView"), "show")
         times = []
         while not job.done and len(times) < presses:
             await asyncio.sleep(0.15)

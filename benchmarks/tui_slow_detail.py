@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tui_open import ROOT, SIZE, PaintProbe, ShowProbe, pct, run_screen, wait_for
+from tui_open import ROOT, SIZE, CallProbe, PaintProbe, pct, run_screen, wait_for
 
 ITEMS = 12
 INFINITE_ONLY = ("∀x1 ∀x2 ∀x3 ((p2(x1, x2) ∧ p2(x2, x3)) → p2(x1, x3)) ∧ ∀x1 ∃x2 p2(x1, x2) ∧ "
@@ -83,7 +83,7 @@ async def measure(moves: int, slow: float) -> tuple[list[float], list[float]]:
         screen = app.screen
         detail = screen.query_one(DetailView)
         probe = PaintProbe(screen.query_one("#col-output"))
-        shows = ShowProbe(detail)
+        shows = CallProbe(detail, "show")
         for _ in range(moves):
             screen.move_to(0)
             await wait_for(lambda: screen.detail_ready, timeout=30)

@@ -189,8 +189,7 @@ class RunScreen(AppScreen):
         index = self.current
         if index is None:
             return True
-        key = (index, self.state.versions.get(index, 0))
-        return self.query_one(DetailView).shown == key and self._scoring != key
+        return self.query_one(DetailView).drawn((index, self.state.versions.get(index, 0)))
 
     def row_key(self, position: int) -> Any:
         index = self.state.order[position]
@@ -263,7 +262,7 @@ class RunScreen(AppScreen):
             f" of {state.total}" if len(state.order) != state.total else "")
         detail.show(info, state.tags(index, record), position, state.score_key, key)
         self._scoring = key if info.needs_scoring else None
-        if info.needs_scoring:  # after the paint, which the worker's thread would only slow down
+        if info.needs_scoring:  # once the stored parts are painted: the worker's thread would slow that paint
             self.call_after_refresh(self._score_if_current, key, info)
 
     def _score_if_current(self, key: tuple[int, int], info: api.ItemDetail) -> None:

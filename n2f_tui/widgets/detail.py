@@ -157,6 +157,8 @@ class DetailView(Container):
         self.shown: tuple[int, int] | None = None  # (item index, version) on screen
         self._last: tuple[Any, ...] | None = None
         self._views_of: Any = None  # the detail whose views the views pane shows
+        self._columns_of: Any = None  # the detail the prompt and output columns show
+        self._painted: tuple[int, int] | None = None  # the item shown once it has been painted
 
     def compose(self) -> ComposeResult:
         yield Pane(id="detail-head")
@@ -164,6 +166,13 @@ class DetailView(Container):
             yield Pane(id="col-prompt")
             yield Pane(id="col-output")
             yield Pane(id="col-views")
+
+    def drawn(self, key: tuple[int, int]) -> bool:
+        """Item ``key`` is on screen in full: scored (when it has a stored answer) and its views drawn."""
+        if self.shown != key or self._last is None:
+            return False
+        detail = self._last[0]
+        return not detail.needs_scoring and self._columns_of is detail and (self.stacked or self._views_of is detail)
 
     @property
     def stacked(self) -> bool:
@@ -180,7 +189,7 @@ class DetailView(Container):
     def clear(self, message: str) -> None:
         self.shown = None
         self._last = None
-        self._views_of = None
+        self._views_of = self._columns_of = None
         self.query_one("#detail-head", Pane).update(Text(message, style="italic"))
         for pane in ("#col-prompt", "#col-output", "#col-views"):
             self.query_one(pane, Pane).update("")
@@ -188,31 +197,50 @@ class DetailView(Container):
     def show(self, detail: Any, tags: ItemTags, position: str, score_key: str, key: tuple[int, int]) -> None:
         """Draw one item (``key`` = (index, version): redrawing the same key is skipped).
 
-        A detail not scored yet (``detail.needs_scoring``) is drawn from what is stored, its
-        views saying "scoring…" until ``show_scored`` brings the verdict. Side by side, the
-        engine views (tables, trees: the costliest to lay out) are drawn just after the
-        first paint of the rest, and skipped if the cursor moved on by then.
+        A detail not scored yet (``detail.needs_scoring``) is drawn from what is stored. The
+        engine views (tables, trees: the costliest to lay out) are drawn once the rest has been
+        painted (skipped if the cursor moved on by then): the verdict's if ``show_scored`` has
+        brought it, else "scoring…" until it does.
         """
         if key == self.shown:
             return
         home = self.shown is None or self.shown[0] != key[0]
         self.shown = key
+        self._painted = None
         self._last = (detail, tags, position, score_key, key)
         self.query_one("#detail-head", Pane).update(head_text(detail, tags, position, score_key), home=home)
-        self._draw_columns(detail, key, home)
+        self._draw_columns(detail, home)
+        self.call_after_refresh(self._first_paint_done, key, home)
 
     def show_scored(self, detail: Any, key: tuple[int, int]) -> None:
-        """The verdict of the item shown came in: its diffs and engine views, the scroll kept."""
+        """The verdict of the item shown came in: drawn now if the item was painted, else just after."""
         if self.shown != key or self._last is None:
             return
         self._last = (detail, *self._last[1:])
-        diffs = any(v.kind == "diff" for v in detail.verdict.views) if detail.verdict else False
-        self._draw_columns(detail, key, home=False, prompt=self.stacked, output=self.stacked or diffs)
+        if self._painted == key:
+            self._draw_scored(home=False)
 
-    def _draw_columns(self, detail: Any, key: tuple[int, int], home: bool, prompt: bool = True,
-                      output: bool = True) -> None:
-        """The columns; the views wait for the next paint unless only they and the diffs change
-        (a verdict coming in: the rest is on screen already)."""
+    def _first_paint_done(self, key: tuple[int, int], home: bool) -> None:
+        if self.shown != key:
+            return
+        self._painted = key
+        if self._last is not None and self._last[0] is not self._columns_of:  # the verdict came first
+            self._draw_scored(home)
+        elif not self.stacked:
+            self._show_views(home)
+
+    def _draw_scored(self, home: bool) -> None:
+        """The verdict's diffs (in the output column) and its engine views, the scroll kept."""
+        detail = self._last[0] if self._last is not None else None
+        if detail is None:
+            return
+        diffs = any(v.kind == "diff" for v in detail.verdict.views) if detail.verdict else False
+        self._draw_columns(detail, home, prompt=self.stacked, output=self.stacked or diffs)
+        if not self.stacked:
+            self._show_views(home)
+
+    def _draw_columns(self, detail: Any, home: bool, prompt: bool = True, output: bool = True) -> None:
+        self._columns_of = detail
         if self.stacked:
             self.query_one("#col-prompt", Pane).update(
                 Group(self._output(detail), self._views(detail), self._prompt(detail)), home=home)
@@ -221,10 +249,6 @@ class DetailView(Container):
             self.query_one("#col-prompt", Pane).update(self._prompt(detail), home=home)
         if output:
             self.query_one("#col-output", Pane).update(self._output(detail), home=home)
-        if prompt:
-            self.call_after_refresh(self._show_views, key, home)
-        else:
-            self._show_views(key, home)
 
     def show_live(self, detail: Any, live: Any) -> None:
         """The reply of the item shown, as it streams in (the rest of the detail stays as drawn)."""
@@ -232,9 +256,9 @@ class DetailView(Container):
         pane = "#col-prompt" if self.stacked else "#col-output"
         self.query_one(pane, Pane).update(Group(output, self._prompt(detail)) if self.stacked else output, home=False)
 
-    def _show_views(self, key: tuple[int, int], home: bool) -> None:
-        """The views of the detail as it stands now (its verdict may have come in since the call)."""
-        if self.shown == key and not self.stacked and self._last is not None and self._views_of is not self._last[0]:
+    def _show_views(self, home: bool) -> None:
+        """The views pane for the detail as it stands (drawn once per detail)."""
+        if self._last is not None and self._views_of is not self._last[0]:
             self._views_of = self._last[0]
             self.query_one("#col-views", Pane).update(self._views(self._views_of), home=home)
 
