@@ -29,6 +29,8 @@ async def test_home_lists_runs_and_opens_resumes_rescores_deletes():
         await until(pilot, lambda: screen_named(app, "HomeScreen"))
         table = app.screen.query_one(DataTable)
         assert table.row_count == 3
+        # the results are summarised in a worker after the first paint
+        await until(pilot, lambda: not any(cells(app, r)[4].startswith("…") for r in range(3)))
         rows = {cells(app, r)[0]: cells(app, r) for r in range(3)}
         assert rows["beta"][1:3] == ["dedc", "oracle"]
         assert rows["beta"][4].startswith("12/12") and rows["beta"][5] == "100.0%"
