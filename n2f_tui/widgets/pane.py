@@ -16,6 +16,7 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType
 from rich.measure import Measurement
 from rich.segment import Segment
 from rich.style import Style
+from rich.table import Table
 from rich.text import Text
 from textual import events
 from textual.geometry import Region, Size
@@ -107,9 +108,13 @@ def parts(renderable: RenderableType) -> list[RenderableType]:
 
 
 def natural_width(console: Console, options: ConsoleOptions, part: RenderableType) -> int:
-    """The pane's width for text (it wraps); for anything else the width it needs, up to ``WIDEST``."""
+    """The width to draw ``part`` at, up to ``WIDEST``: text wraps at the pane's width; a table
+    with a header (rows of data: a trace, triples) keeps each cell on one line, since Rich
+    squeezes columns into ellipses even at its measured minimum; a grid, tree or key-value
+    table takes the least width that cuts none of its words."""
     width = options.max_width
     if isinstance(part, (str, Text)):
         return width
     measured = Measurement.get(console, options.update_width(WIDEST), part)
-    return max(width, min(measured.maximum, WIDEST))
+    needed = measured.maximum if isinstance(part, Table) and part.show_header else measured.minimum
+    return max(width, min(needed, WIDEST))
