@@ -377,6 +377,7 @@ class Engine(Protocol):
     settings_type: type
     main_score: str  # the per-item score that sums up a verdict (compare, sort): dedc "correct", compost "f1"
     tools: tuple[str, ...]  # names of the sessions tools its tool steps use (rgp "python_sandbox"); () if none
+    model_steps: int  # model calls per item (logic's round trip: 2)
 
     def items(self, settings: Any, seed: int) -> list[Item]:
         """Build (or load) the items for these settings."""

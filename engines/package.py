@@ -30,6 +30,7 @@ class PackageEngine:
     settings_type: type
     main_score: str
     tools: tuple[str, ...] = ()
+    model_steps: int = 1  # model calls per item: a per-item reply budget is split across them
     reply_tag_map: Mapping[str, str] = {}  # shared reply code -> this engine's code for it
 
     def part(self, module: str) -> ModuleType:

@@ -147,8 +147,9 @@ def local_settings(engine_name: str, setting_pairs: Sequence[str] | Mapping[str,
             return setting_pairs  # parse_settings names the malformed pair
         setting_pairs = dict(p.split("=", 1) for p in setting_pairs)
     pairs = {k.strip(): v.strip() for k, v in setting_pairs.items()}
-    default = getattr(get_engine(engine_name).settings_type(), "max_tokens", None)
-    cap = reply_cap(default, pairs) if isinstance(default, int) else None
+    engine = get_engine(engine_name)
+    default = getattr(engine.settings_type(), "max_tokens", None)
+    cap = reply_cap(default, pairs, engine.model_steps) if isinstance(default, int) else None
     return pairs if cap is None else {**pairs, "max_tokens": str(cap)}
 
 

@@ -22,6 +22,7 @@ class LogicEngine(PackageEngine):
     title = "Round-trip logic: formula -> description -> formula, equivalence by Z3"
     settings_type = LogicSettings
     main_score = "equivalent"
+    model_steps = len(STEPS)
 
     def next_step(self, item: Item, settings: Any, outputs: Sequence[str],
                   templates: Mapping[str, str] | None = None) -> Step | None:
