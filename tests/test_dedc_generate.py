@@ -197,6 +197,18 @@ def test_repeat_ids_unique():
         assert not {d["question"] for d in it.inputs["demonstrations"]} & own[it.meta["scheme"]]
 
 
+def test_pool_candidates_are_every_matching_sample_in_order():
+    """The repeated per-DAG candidates equal the sorted scan over the whole pool they stand for."""
+    pool = gen.GeneratedItems(DedcSettings(repeat=3), 0).pool
+    samples = pool.samples
+    assert len(samples) == 3 * len(filled_dags())
+    for sample in samples[:40]:
+        for excluded in (None, sample.graph_tp):
+            scanned = [i for i, s in enumerate(samples) if s.tags & sample.tags
+                       and (excluded is None or s.graph_tp != excluded)]
+            assert list(pool.candidates(sample.tags, excluded)) == scanned
+
+
 def test_demos_share_and_cover():
     for items in (build(0), build(1, gap="0"), build(2, gap="100")):
         for it in items:

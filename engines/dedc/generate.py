@@ -174,25 +174,46 @@ def _rng(seed: int, purpose: str, *keys: object) -> random.Random:
 # ------------------------------------------------------------------ demo drawing
 
 
+class _Repeated(OnDemand[int]):
+    """The pool indices ``k * period + d`` for every repeat ``k`` and every ``d`` in ``dags``, in
+    ascending order, without a list of them (a 100,000-sample pool would need one per tag set)."""
+
+    def __init__(self, dags: Sequence[int], period: int, repeats: int):
+        self.dags, self.period, self.repeats = dags, period, repeats
+
+    def __len__(self) -> int:
+        return len(self.dags) * self.repeats
+
+    def element(self, index: int) -> int:
+        repeat, position = divmod(index, len(self.dags))
+        return repeat * self.period + self.dags[position]
+
+
 class _Pool:
-    """The demonstration pool with per-tag indexes for fast candidate lists."""
+    """The demonstration pool and its candidate lists per tag set.
 
-    def __init__(self, samples: list[Sample]):
+    The samples are repeat-major (sample ``k * period + d`` is repeat ``k`` of filled DAG
+    ``d``), and a sample's tags and graph type depend on its DAG only, so candidates are
+    found among the first ``period`` samples and repeated (``_Repeated``) for the rest.
+    """
+
+    def __init__(self, samples: Sequence[Sample], period: int):
         self.samples = samples
-        self.by_tag: dict[str, set[int]] = {}
-        for i, s in enumerate(samples):
+        self.period = period
+        self.repeats = len(samples) // period if period else 0
+        self.by_tag: dict[str, list[int]] = {}
+        for d, s in enumerate(samples[:period]):
             for t in s.tags:
-                self.by_tag.setdefault(t, set()).add(i)
-        self._cache: dict[tuple[frozenset[str], Any], list[int]] = {}
+                self.by_tag.setdefault(t, []).append(d)
+        self._cache: dict[tuple[frozenset[str], Any], _Repeated] = {}
 
-    def candidates(self, tags: frozenset[str], exclude_tp: Any = None) -> list[int]:
+    def candidates(self, tags: frozenset[str], exclude_tp: Any = None) -> _Repeated:
+        """Every sample sharing a tag with ``tags`` (and not of graph type ``exclude_tp``), ascending."""
         key = (tags, exclude_tp)
         if key not in self._cache:
-            found: set[int] = set()
-            for t in tags:
-                found |= self.by_tag.get(t, set())
-            self._cache[key] = sorted(
-                i for i in found if exclude_tp is None or self.samples[i].graph_tp != exclude_tp)
+            found = {d for t in tags for d in self.by_tag.get(t, ())}
+            dags = [d for d in sorted(found) if exclude_tp is None or self.samples[d].graph_tp != exclude_tp]
+            self._cache[key] = _Repeated(dags, self.period, self.repeats)
         return self._cache[key]
 
 
@@ -268,7 +289,7 @@ class GeneratedItems(OnDemand[Item]):
         self.settings = settings
         self.seed = seed
         self.samples = _instances(seed, settings.repeat)
-        self.pool = _Pool(self.samples)
+        self.pool = _Pool(self.samples, len(filled_dags()))
         self.prim_samples = _primitive_samples(seed) if settings.primitives else {}
         self.positions = [i for i, s in enumerate(self.samples) if s.dag.scheme is not None]
 
