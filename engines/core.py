@@ -378,6 +378,7 @@ class Engine(Protocol):
     main_score: str  # the per-item score that sums up a verdict (compare, sort): dedc "correct", compost "f1"
     tools: tuple[str, ...]  # names of the sessions tools its tool steps use (rgp "python_sandbox"); () if none
     model_steps: int  # model calls per item (logic's round trip: 2)
+    report_reads_outputs: bool  # report() reads ItemResult.outputs; if not, a report's results carry none
 
     def items(self, settings: Any, seed: int) -> list[Item]:
         """Build (or load) the items for these settings."""

@@ -31,6 +31,7 @@ class PackageEngine:
     main_score: str
     tools: tuple[str, ...] = ()
     model_steps: int = 1  # model calls per item: a per-item reply budget is split across them
+    report_reads_outputs: bool = False  # whether report() looks at ItemResult.outputs (tool results)
     reply_tag_map: Mapping[str, str] = {}  # shared reply code -> this engine's code for it
 
     def part(self, module: str) -> ModuleType:

@@ -14,6 +14,7 @@ import hashlib
 import itertools
 import platform
 import random
+import sys
 from dataclasses import dataclass
 from importlib import metadata
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
@@ -293,24 +294,30 @@ def rescore(ref: str) -> tuple[RunStore, dict[str, int]]:
     return store, changed
 
 
+def _lean_tag(tag: Mapping[str, Any]) -> Tag:
+    """A stored tag without its evidence; its strings interned, one copy per distinct code and label."""
+    code = sys.intern(str(tag["code"]))
+    return Tag(code=code, label=sys.intern(str(tag.get("label", code))), source=sys.intern(str(tag.get("source", "auto"))))
+
+
 def load_results(store: RunStore) -> RunResults:
     """The run as its engine's report sees it, built while reading the log record by record.
 
     Reports group by ``item.meta``, name items by id and count tags; they never read an
     item's inputs or gold, a step's trace or a tag's evidence. The results here carry
     only what reports read, so a 100,000-item report does not hold 180 MB of prompts and
-    every record's trace at once.
+    every record's trace at once; replies and tool results only for an engine whose report
+    reads them (``report_reads_outputs``).
     """
-    _, settings = run_settings(store)
+    engine, settings = run_settings(store)
     items = store.brief_items()
     results = {
         index: ItemResult(
             item=items[index],
             status=record.get("status", "error"),
-            scores=dict(record.get("scores", {})),
-            tags=[Tag(code=str(t["code"]), label=str(t.get("label", t["code"])), source=str(t.get("source", "auto")))
-                  for t in record.get("tags", [])],
-            outputs=list(record.get("outputs", [])),
+            scores=record.get("scores", {}),
+            tags=[_lean_tag(t) for t in record.get("tags", [])],
+            outputs=list(record.get("outputs", [])) if engine.report_reads_outputs else [],
         )
         for index, record in store.iter_results()
     }

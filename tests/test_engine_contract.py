@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from engines import engine_names, get_engine
-from engines.core import STATUSES, Item, parse_settings, settings_fields
+from engines.core import STATUSES, Item, ItemResult, RunResults, SimOptions, parse_settings, settings_fields
 from sessions.tools import TOOLS, run_tool
 
 
@@ -49,6 +49,43 @@ def test_oracle_answers_score_correct_and_items_round_trip_json(name):
         assert verdict.status == "correct", (item.id, verdict.tags)
         assert engine.main_score in verdict.scores
         json.dumps(verdict.to_json())
+
+
+def _simulated_results(engine, settings, items) -> list[ItemResult]:
+    """Items walked step by step with the simulator (errors injected) and the real tools."""
+    results = []
+    for number, item in enumerate(items):
+        outputs: list[str] = []
+        while (step := engine.next_step(item, settings, outputs)) is not None:
+            if step.kind == "tool":
+                outputs.append(asyncio.run(run_tool(step.tool, step.payload)))
+            else:
+                outputs.append(engine.simulate(item, step, outputs, SimOptions(error_rate=0.5), number))
+        verdict = engine.score(item, outputs, settings, with_views=False)
+        results.append(ItemResult(item, verdict.status, verdict.scores, verdict.tags, outputs))
+    return results
+
+
+@pytest.mark.parametrize("name", engine_names())
+def test_model_steps_and_report_inputs_are_declared_truly(name):
+    """``model_steps`` is the number of model calls an item makes, and an engine that says its
+    report does not read outputs reports the same without them (a report's results then carry none)."""
+    engine = get_engine(name)
+    settings = parse_settings(engine.settings_type, [])
+    items = engine.items(settings, 0)[:6]
+    outputs: list[str] = []
+    calls = 0
+    while (step := engine.next_step(items[0], settings, outputs)) is not None:
+        calls += step.kind == "model"
+        outputs.append(asyncio.run(run_tool(step.tool, step.payload)) if step.kind == "tool"
+                       else engine.oracle(items[0], step, outputs))
+    assert calls == engine.model_steps
+    results = _simulated_results(engine, settings, items)
+    bare = [ItemResult(r.item, r.status, r.scores, r.tags, []) for r in results]
+    full = engine.report(RunResults("a", "sim", settings, results)).to_json()
+    stripped = engine.report(RunResults("a", "sim", settings, bare)).to_json()
+    if not engine.report_reads_outputs:
+        assert full == stripped
 
 
 def test_engines_with_tool_steps_reach_them_with_the_oracle():

@@ -24,6 +24,7 @@ class CompostEngine(PackageEngine):
     settings_type = CompostSettings
     main_score = "f1"
     tools = (SPARQL_TOOL,)
+    report_reads_outputs = True  # official items without a query result are counted apart
 
     def items(self, settings: CompostSettings, seed: int) -> list[Item]:
         if settings.dataset:

@@ -30,6 +30,7 @@ class RgpEngine(PackageEngine):
     settings_type = RgpSettings
     main_score = "C"
     tools = (SANDBOX_TOOL,)
+    report_reads_outputs = True  # the sandbox's isolation level is reported
 
     def next_step(self, item: Item, settings: Any, outputs: Sequence[str],
                   templates: Mapping[str, str] | None = None) -> Step | None:
