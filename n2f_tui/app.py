@@ -47,8 +47,10 @@ class N2FApp(App):
     """
 
     def __init__(self, run: str | None = None, frozen: bool = False, demo: bool = True,
-                 demo_model: str = DEMO_MODEL) -> None:
+                 demo_model: str = DEMO_MODEL, annotator: str = "", blind: bool = False) -> None:
         super().__init__()
+        self.annotator = annotator  # whose labels run screens write and show; empty: the login name
+        self.blind = blind  # run screens open in blind mode (automatic tags hidden)
         style.FROZEN = frozen
         self.frozen = frozen
         self.initial_run = run

@@ -304,6 +304,20 @@ def load_results(store: RunStore) -> RunResults:
                       results=[results[i] for i in sorted(results)])
 
 
+def load_final_results(store: RunStore) -> tuple[RunResults, Any]:
+    """``load_results`` with each annotated item's final tags (``sessions.final_tags``), and the run's labels."""
+    from sessions.final_tags import apply_final_tags
+
+    run = load_results(store)
+    engine, _ = run_settings(store)
+    log = store.annotations()
+    try:
+        labels = apply_final_tags(run.results, log, {t.code: t.label for t in engine.taxonomy()})
+    finally:
+        log.close()
+    return run, labels
+
+
 @dataclass
 class ItemDetail:
     """Everything the inspector and ``n2f show`` display for one item."""
@@ -358,17 +372,21 @@ def find_item(store: RunStore, ref: str) -> tuple[int, Item]:
 
 def build_report(store: RunStore, against: Sequence[RunStore] = ()) -> tuple[Any, dict[str, Any]]:
     """The engine's report plus the fields every report has (engine, model, n, counts, accuracy, tags)."""
-    from engines.reporting import accuracy, status_counts, tag_counts
+    from engines.reporting import accuracy, status_counts
     from sessions.papers import paper_block
 
+    from sessions.final_tags import review_summary
+
     engine, _ = run_settings(store)
-    run = load_results(store)
+    run, labels = load_final_results(store)
     others = []
     for other in against:
         if other.meta["engine"] != engine.name:
             raise InputError(f"run {other.label} is a {other.meta['engine']} run; cannot report it against {engine.name}")
-        others.append(load_results(other))
+        others.append(load_final_results(other)[0])
     report = engine.report(run, others)
+    review, review_table = review_summary(run.results, labels, {t.code: t.label for t in engine.taxonomy()})
+    report.tables.append(review_table)
     summaries = store.summaries()
     usage = run_usage(summaries.values()).to_json(price_of(store))
     counts = status_counts(run.results)
@@ -385,7 +403,7 @@ def build_report(store: RunStore, against: Sequence[RunStore] = ()) -> tuple[Any
         "n": int(store.meta.get("total", len(run.results))),
         "counts": counts,
         "accuracy": accuracy(run.results),
-        "tags": tag_counts(run.results),
+        **review,
         "metrics": report.metrics,
         "usage": usage,
         # replies whose backend reported a finish reason, and how many of them the reply cap cut
