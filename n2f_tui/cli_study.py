@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from n2f_tui.figures import figure
 from sessions.annotations import resolve_annotator
 from sessions.errors import InputError
 from sessions.store import RunStore
@@ -139,15 +140,6 @@ def write_out(text: str, path: str | None) -> None:
         Path(path).write_text(text, encoding="utf-8")
     except OSError as exc:
         raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
-
-
-def figure(value: float | None, ci: Any, percent: bool = False) -> str:
-    """``0.47 (0.15-0.76)``; percentages as ``73.3 (56.7-86.7)``; ``-`` when undefined."""
-    if value is None:
-        return "-"
-    scale, digits = (100, 1) if percent else (1, 2)
-    text = f"{value * scale:.{digits}f}"
-    return text + (f" ({ci[0] * scale:.{digits}f}-{ci[1] * scale:.{digits}f})" if ci else "")
 
 
 def columns(rows: list[list[str]]) -> str:
