@@ -68,6 +68,11 @@ def summary_table(summary: dict[str, Any]) -> RichTable:
     head.add_row("settings", safe_text(settings_line(summary.get("settings", {}))))
     head.add_row("items", safe_text(f"{summary['n']} ({counts})"))
     head.add_row("accuracy", pct(summary["accuracy"]))
+    review = summary.get("review") or {}
+    if review.get("reviewed"):
+        people = ", ".join(review.get("annotators", []))
+        head.add_row("review", safe_text(f"{review['reviewed']} item(s) reviewed ({people}), {review['settled']} settled, "
+                                         f"{review['disputed']} disputed: tag counts are final tags"))
     usage = summary.get("usage") or {}
     if usage.get("total_tokens"):
         head.add_row("usage", safe_text(usage_line(usage["prompt_tokens"], usage["completion_tokens"], usage["cost"])))
