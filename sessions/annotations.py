@@ -119,13 +119,15 @@ class AnnotationLog:
         self.append([event])
         return event
 
-    def append(self, events: Iterable[dict[str, Any]]) -> None:
-        """Append events (each with an ``id``) in one locked, fsynced write; ids already in the log are skipped."""
+    def append(self, events: Iterable[dict[str, Any]]) -> int:
+        """Append events (each with an ``id``) in one locked, fsynced write; ids already in the log are skipped.
+
+        Returns how many were written."""
         with self._locked():
             self.refresh()
             fresh = list({e["id"]: e for e in events if e["id"] not in self._ids}.values())
             if not fresh:
-                return
+                return 0
             data = b"".join(json.dumps(e, ensure_ascii=False).encode("utf-8") + b"\n" for e in fresh)
             fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             try:
@@ -133,6 +135,7 @@ class AnnotationLog:
             finally:
                 os.close(fd)
             self.refresh()
+            return len(fresh)
 
     def _locked(self) -> "_FileLock":
         return _FileLock(self.folder / LOCK, on_acquire=self._convert_legacy)
@@ -209,9 +212,7 @@ class AnnotationLog:
         """
         events = [_checked_event(line, number, known_items, source)
                   for number, line in enumerate(lines, 1) if line.strip()]
-        before = len(self._ids)
-        self.append(events)
-        return len(self._ids) - before
+        return self.append(events)
 
     def effective(self) -> dict[str, dict[str, Any]]:
         """Item id -> {"added": {code: label}, "removed": set, "notes": [...], "reviewed": bool}."""
