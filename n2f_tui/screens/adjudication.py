@@ -61,7 +61,7 @@ class AdjudicationScreen(Screen[None]):
     def __init__(self, store: RunStore, annotator: str = "") -> None:
         super().__init__()
         self.store = store
-        self.log = store.annotations(annotator)
+        self.annotations = store.annotations(annotator)
         engine, _ = api.run_settings(store)
         self.taxonomy = {t.code: t.label for t in engine.taxonomy()}
         self.labels: RunLabels = store_labels(store)
@@ -84,7 +84,7 @@ class AdjudicationScreen(Screen[None]):
         options = self.query_one(OptionList)
         options.clear_options()
         options.add_options([Option(safe_text(i), id=i) for i in self.queue])
-        options.border_title = f"queue: {len(self.queue)} item(s) · adjudicator {self.log.annotator}"
+        options.border_title = f"queue: {len(self.queue)} item(s) · adjudicator {self.annotations.annotator}"
         if self.queue:
             options.highlighted = min(keep, len(self.queue) - 1)
         self.show()
@@ -133,7 +133,7 @@ class AdjudicationScreen(Screen[None]):
         if item is None:
             return
         names = {**self.labels.names, **self.taxonomy}
-        self.log.add(item.item, "settle", codes={c: names.get(c, c) for c in sorted(self.draft)})
+        self.annotations.add(item.item, "settle", codes={c: names.get(c, c) for c in sorted(self.draft)})
         position = self.query_one(OptionList).highlighted or 0
         self.notify(f"settled {item.item}: {', '.join(sorted(self.draft)) or 'no tag'}", timeout=1.5, markup=False)
         self.reload(keep=position)
