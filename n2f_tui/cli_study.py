@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from n2f_tui.figures import figure
+from sessions.figures import figure
 from sessions.annotations import resolve_annotator
 from sessions.errors import InputError
 from sessions.store import RunStore

@@ -27,7 +27,7 @@ from typing import Any, Callable, Sequence
 from sessions.api import run_settings
 from sessions.errors import InputError
 from sessions.labels import RunLabels, store_labels
-from sessions.statistics import (DRAWS, Interval, Resampler, agreeing_pairs, cohen_kappa, fleiss_from_sums,
+from sessions.statistics import (DRAWS, Interval, Resampler, cohen_kappa, disagreeing_pairs, fleiss_from_sums,
                                  pair_figures, quality_figures)
 from sessions.store import RunStore
 
@@ -107,24 +107,31 @@ def _codes(taxonomy: dict[str, str], used: set[str]) -> list[str]:
 
 def _figures(sampler: Resampler, columns: Sequence[Sequence[int]], stat: Callable) -> tuple[Figure, Figure]:
     point = stat([sum(c) for c in columns], sampler.n)
-    intervals = sampler.intervals(columns, stat) if any(map(any, columns)) else [None, None]
+    if any(map(any, columns)):
+        intervals = sampler.intervals(columns, stat)
+    else:  # every column zero: every draw gives the point figure
+        intervals = [None if v is None else (v, v) for v in point]
     return Figure(point[0], intervals[0]), Figure(point[1], intervals[1])
 
 
 def _code_columns(sets: Sequence[Sets], code: str) -> list[list[int]]:
-    """Two people: both / first only / second only per item; more: yes-votes and agreeing pairs per item."""
+    """Two people: both / first only / second only per item; more: yes-votes and disagreeing pairs per item.
+
+    (Columns that are zero where people agree, so that bootstrap draws cost what the labels hold.)"""
     votes = [[code in s for s in item] for item in sets]
     if votes and len(votes[0]) == 2:
-        return [[a and b for a, b in votes], [a and not b for a, b in votes], [b and not a for a, b in votes]]
+        return [[int(a and b) for a, b in votes], [int(a and not b) for a, b in votes],
+                [int(b and not a) for a, b in votes]]
     m = len(votes[0]) if votes else 0
     yes = [sum(v) for v in votes]
-    return [yes, [agreeing_pairs(y, m) for y in yes]]
+    return [yes, [disagreeing_pairs(y, m) for y in yes]]
 
 
 def _stat(raters: int, codes: int) -> Callable[[Sequence[int], int], tuple[float | None, float | None]]:
     if raters == 2:
         return lambda sums, n: pair_figures(sums, n, codes)
-    return lambda sums, n: fleiss_from_sums(sums[0], sums[1], n * codes, raters)
+    pairs = raters * (raters - 1)
+    return lambda sums, n: fleiss_from_sums(sums[0], n * codes * pairs - sums[1], n * codes, raters)
 
 
 def group_figures(sets: Sequence[Sets], codes: list[str], labels: dict[str, str], draws: int,
@@ -146,8 +153,8 @@ def group_figures(sets: Sequence[Sets], codes: list[str], labels: dict[str, str]
     overall = TagFigures("*", "all codes pooled", len(sets), percent, kappa, method)
     if not per_code:
         return rows, overall, Figure(None)
-    same = [int(len(set(item)) == 1) for item in sets]
-    identical, _ = _figures(sampler, [same], lambda sums, n: (sums[0] / n if n else None, None))
+    differs = [int(len(set(item)) > 1) for item in sets]
+    identical, _ = _figures(sampler, [differs], lambda sums, n: ((n - sums[0]) / n if n else None, None))
     return rows, overall, identical
 
 
@@ -182,9 +189,9 @@ def tagger_quality(labels: RunLabels, statuses: dict[str, str], taxonomy: dict[s
     sampler = Resampler(len(pairs), draws)
     rows = []
     for code in list(taxonomy) + sorted(seen - set(taxonomy)):
-        columns = [[code in auto and code in ref for _, auto, ref in pairs],
-                   [code in auto and code not in ref for _, auto, ref in pairs],
-                   [code not in auto and code in ref for _, auto, ref in pairs]]
+        columns = [[int(code in auto and code in ref) for _, auto, ref in pairs],
+                   [int(code in auto and code not in ref) for _, auto, ref in pairs],
+                   [int(code not in auto and code in ref) for _, auto, ref in pairs]]
         tp, fp, fn = map(sum, columns)
         precision, recall, f1 = quality_figures((tp, fp, fn), len(pairs))
         cis = sampler.intervals(columns, quality_figures) if tp + fp + fn else [None, None, None]

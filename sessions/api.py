@@ -304,20 +304,6 @@ def load_results(store: RunStore) -> RunResults:
                       results=[results[i] for i in sorted(results)])
 
 
-def load_final_results(store: RunStore) -> tuple[RunResults, Any]:
-    """``load_results`` with each annotated item's final tags (``sessions.final_tags``), and the run's labels."""
-    from sessions.final_tags import apply_final_tags
-
-    run = load_results(store)
-    engine, _ = run_settings(store)
-    log = store.annotations()
-    try:
-        labels = apply_final_tags(run.results, log, {t.code: t.label for t in engine.taxonomy()})
-    finally:
-        log.close()
-    return run, labels
-
-
 @dataclass
 class ItemDetail:
     """Everything the inspector and ``n2f show`` display for one item."""
@@ -373,9 +359,8 @@ def find_item(store: RunStore, ref: str) -> tuple[int, Item]:
 def build_report(store: RunStore, against: Sequence[RunStore] = ()) -> tuple[Any, dict[str, Any]]:
     """The engine's report plus the fields every report has (engine, model, n, counts, accuracy, tags)."""
     from engines.reporting import accuracy, status_counts
+    from sessions.final_tags import load_final_results, review_summary
     from sessions.papers import paper_block
-
-    from sessions.final_tags import review_summary
 
     engine, _ = run_settings(store)
     run, labels = load_final_results(store)
@@ -385,8 +370,7 @@ def build_report(store: RunStore, against: Sequence[RunStore] = ()) -> tuple[Any
             raise InputError(f"run {other.label} is a {other.meta['engine']} run; cannot report it against {engine.name}")
         others.append(load_final_results(other)[0])
     report = engine.report(run, others)
-    review, review_table = review_summary(run.results, labels, {t.code: t.label for t in engine.taxonomy()})
-    report.tables.append(review_table)
+    review = review_summary(report, run.results, labels, {t.code: t.label for t in engine.taxonomy()})
     summaries = store.summaries()
     usage = run_usage(summaries.values()).to_json(price_of(store))
     counts = status_counts(run.results)

@@ -12,9 +12,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Iterable, Mapping, Sequence
 
-from engines.core import ItemResult, Table, Tag
+from engines.core import ItemResult, Report, RunResults, Table, Tag
 from sessions.annotations import AnnotationLog
+from sessions.api import load_results, run_settings
 from sessions.labels import RunLabels, run_labels
+from sessions.store import RunStore
 
 
 def apply_final_tags(results: Sequence[ItemResult], log: AnnotationLog, names: Mapping[str, str]) -> RunLabels:
@@ -35,6 +37,18 @@ def apply_final_tags(results: Sequence[ItemResult], log: AnnotationLog, names: M
     return labels
 
 
+def load_final_results(store: RunStore) -> tuple[RunResults, RunLabels]:
+    """``api.load_results`` with each annotated item's final tags, and the run's labels."""
+    run = load_results(store)
+    engine, _ = run_settings(store)
+    log = store.annotations()
+    try:
+        labels = apply_final_tags(run.results, log, {t.code: t.label for t in engine.taxonomy()})
+    finally:
+        log.close()
+    return run, labels
+
+
 def _counts(codes: Iterable[Iterable[str]]) -> Counter[str]:
     counter: Counter[str] = Counter()
     for item_codes in codes:
@@ -42,12 +56,13 @@ def _counts(codes: Iterable[Iterable[str]]) -> Counter[str]:
     return counter
 
 
-def review_summary(results: Sequence[ItemResult], labels: RunLabels,
-                   taxonomy: Mapping[str, str]) -> tuple[dict[str, Any], Table]:
-    """The report's review fields and the table of automatic vs final counts per tag.
+def review_summary(report: Report, results: Sequence[ItemResult], labels: RunLabels,
+                   taxonomy: Mapping[str, str]) -> dict[str, Any]:
+    """The report's review fields; adds to ``report`` the table of automatic vs final counts per tag
+    and, once items are reviewed, the tagger's quality.
 
-    Both count items that are not correct (and not infrastructure errors); a tag on a
-    correct item goes to ``tags_on_correct``.
+    The counts are of items that are not correct (and not infrastructure errors); a tag on
+    a correct item goes to ``tags_on_correct``.
     """
     judged = [r for r in results if r.status not in ("correct", "error")]
     correct = [r for r in results if r.status == "correct"]
@@ -70,8 +85,25 @@ def review_summary(results: Sequence[ItemResult], labels: RunLabels,
             f"automatic and final count items not judged correct")
     table = Table(name="Review", title="Error tags: automatic vs final (items per tag)",
                   columns=["error type", "code", "automatic", "final", "on correct items"], rows=rows, note=note)
-    return fields, table
+    quality = quality_table(results, labels, taxonomy)
+    report.tables += [table] + ([quality] if quality is not None else [])
+    return fields
 
 
 def _sorted(counter: Counter[str]) -> dict[str, int]:
     return dict(sorted(counter.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def quality_table(results: Sequence[ItemResult], labels: RunLabels, taxonomy: Mapping[str, str]) -> Table | None:
+    """The automatic tagger against the final tags of reviewed items, per code (None before any review)."""
+    from sessions.agreement import tagger_quality
+    from sessions.figures import figure
+
+    rows, n, reference = tagger_quality(labels, {r.item.id: r.status for r in results}, dict(taxonomy))
+    if not n:
+        return None
+    body = [[q.label, q.code, q.tp, q.fp, q.fn, figure(q.precision, q.precision_ci), figure(q.recall, q.recall_ci),
+             figure(q.f1, q.f1_ci)] for q in rows if q.tp + q.fp + q.fn]
+    return Table(name="Tagger quality", title=f"Automatic tags against {reference} ({n} items)",
+                 columns=["error type", "code", "tp", "fp", "fn", "precision (95% CI)", "recall (95% CI)",
+                          "F1 (95% CI)"], rows=body, note="intervals: 1,000 bootstrap draws over the reviewed items")

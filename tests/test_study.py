@@ -117,6 +117,10 @@ def test_two_annotators_two_homes_merged_into_a_third(tmp_path, monkeypatch, cap
     table3 = next(t for t in after["tables"] if t["name"] == "Table 3")
     assert next(r for r in table3["rows"] if r[1] == "omission")[2] == 18 + outside
     assert after["tags_automatic"] == before["tags_automatic"]
+    quality = next(t for t in after["tables"] if t["name"] == "Tagger quality")  # the tagger vs the settled labels
+    assert "(30 items)" in quality["title"]
+    tp, fp, fn = next(r for r in quality["rows"] if r[1] == "omission")[2:5]
+    assert tp + fp == sum("omission" in wrong[i] for i in items) and tp + fn == 18
     report = json.loads(in_home(monkeypatch, lead, ["agreement", "shared", "--json"], capsys)[1])
     assert report["queue"] == [] and report["quality_n"] == 30
 

@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from n2f_tui.figures import figure
+from sessions.figures import figure
 from n2f_tui.render import safe_text
 from sessions.agreement import AgreementReport, agreement_report
 from sessions.store import RunStore

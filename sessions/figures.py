@@ -1,4 +1,4 @@
-"""Figures with their intervals as the CLI and the screens print them."""
+"""Figures with their intervals as the reports, the CLI and the screens print them."""
 
 from __future__ import annotations
 
