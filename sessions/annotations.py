@@ -52,10 +52,20 @@ def login_name() -> str:
 
 
 def resolve_annotator(name: str | None = None) -> str:
-    """Who annotation events are recorded for: ``--annotator``, else the config's ``annotator``, else the login name."""
-    from sessions.config import load_config
+    """Who annotation events are recorded for: ``--annotator``, else the config's ``annotator``, else the login name.
 
-    chosen = (name or "").strip() or load_config().annotator.strip() or login_name()
+    A config file that cannot be read falls back to the login name here: it is reported
+    by the commands that need the rest of it (starting runs)."""
+    from sessions.config import load_config
+    from sessions.errors import N2FError
+
+    chosen = (name or "").strip()
+    if not chosen:
+        try:
+            chosen = load_config().annotator.strip()
+        except N2FError:
+            chosen = ""
+    chosen = chosen or login_name()
     if any(ch.isspace() or not ch.isprintable() for ch in chosen) or len(chosen) > 64:
         raise InputError(f"annotator name {chosen!r} must be up to 64 printable characters without spaces")
     return chosen
@@ -96,7 +106,7 @@ class AnnotationLog:
     def __init__(self, folder: Path, annotator: str = ""):
         self.folder = folder
         self.path = folder / LOG
-        self.annotator = annotator or login_name()
+        self._annotator = annotator
         self._events: list[dict[str, Any]] = []
         self._ids: set[str] = set()
         self._marks: dict[str, ItemMarks] = {}  # every person's events applied in log order
@@ -104,6 +114,13 @@ class AnnotationLog:
         self._settled: dict[str, dict[str, str]] = {}  # item -> the latest settle's code -> label
         self._read_to = 0
         self._legacy_read = False
+
+    @property
+    def annotator(self) -> str:
+        """Whose events ``add`` writes: the name given, else ``resolve_annotator``'s (looked up when first needed)."""
+        if not self._annotator:
+            self._annotator = resolve_annotator()
+        return self._annotator
 
     # ------------------------------------------------------------------ writing
 

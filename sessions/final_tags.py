@@ -104,6 +104,6 @@ def quality_table(results: Sequence[ItemResult], labels: RunLabels, taxonomy: Ma
         return None
     body = [[q.label, q.code, q.tp, q.fp, q.fn, figure(q.precision, q.precision_ci), figure(q.recall, q.recall_ci),
              figure(q.f1, q.f1_ci)] for q in rows if q.tp + q.fp + q.fn]
-    return Table(name="Tagger quality", title=f"Automatic tags against {reference} ({n} items)",
+    return Table(name="Tagger quality", title=f"Automatic tags against {reference} ({n} item(s))",
                  columns=["error type", "code", "tp", "fp", "fn", "precision (95% CI)", "recall (95% CI)",
                           "F1 (95% CI)"], rows=body, note="intervals: 1,000 bootstrap draws over the reviewed items")

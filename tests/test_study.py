@@ -118,7 +118,7 @@ def test_two_annotators_two_homes_merged_into_a_third(tmp_path, monkeypatch, cap
     assert next(r for r in table3["rows"] if r[1] == "omission")[2] == 18 + outside
     assert after["tags_automatic"] == before["tags_automatic"]
     quality = next(t for t in after["tables"] if t["name"] == "Tagger quality")  # the tagger vs the settled labels
-    assert "(30 items)" in quality["title"]
+    assert "(30 item(s))" in quality["title"]
     tp, fp, fn = next(r for r in quality["rows"] if r[1] == "omission")[2:5]
     assert tp + fp == sum("omission" in wrong[i] for i in items) and tp + fn == 18
     report = json.loads(in_home(monkeypatch, lead, ["agreement", "shared", "--json"], capsys)[1])
@@ -149,3 +149,17 @@ def test_study_and_import_refuse_bad_input(tmp_path, monkeypatch, capsys):
     assert code == 2 and "unknown tag code 'omision'" in err
     code, _, err = in_home(monkeypatch, home, ["agreement", "shared", "--against", "zed"], capsys)
     assert code == 2 and "nobody named 'zed'" in err
+
+
+def test_the_annotator_comes_from_the_flag_then_the_config_then_the_login(n2f_home, monkeypatch):
+    from sessions.annotations import resolve_annotator
+    from sessions.errors import InputError
+    from sessions.paths import config_path
+
+    assert resolve_annotator() == "tester"  # the login name (conftest)
+    config_path().parent.mkdir(parents=True, exist_ok=True)
+    config_path().write_text('annotator = "cy"\n')
+    assert resolve_annotator() == "cy" and resolve_annotator("ada") == "ada"
+    with pytest.raises(InputError, match="without spaces"):
+        resolve_annotator("ada lovelace")
+    assert main(["tui", "--annotator", "ada lovelace"]) == 2
