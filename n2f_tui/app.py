@@ -167,12 +167,20 @@ class N2FApp(App):
     def open_report(self, run_id: str) -> None:
         from n2f_tui.screens.report import ReportScreen
 
-        self.push_screen(ReportScreen(run_id))
+        if not self.refuses_in_blind("report"):
+            self.push_screen(ReportScreen(run_id))
 
     def open_compare(self, a: str, b: str) -> None:
         from n2f_tui.screens.compare import CompareScreen
 
-        self.push_screen(CompareScreen(a, b))
+        if not self.refuses_in_blind("comparison"):
+            self.push_screen(CompareScreen(a, b))
+
+    def refuses_in_blind(self, what: str) -> bool:
+        """In blind mode, screens built on the automatic tags stay closed (from every screen)."""
+        if self.blind:
+            self.notify(f"blind mode hides the {what}: b on a run turns it off", timeout=2)
+        return self.blind
 
     def new_run_dialog(self) -> None:
         from n2f_tui.screens.newrun import NewRunDialog

@@ -44,6 +44,15 @@ async def test_blind_mode_hides_every_automatic_tag_and_b_reveals_them():
             await pilot.press(key)
             await pilot.pause()
             assert screen_named(app, "RunScreen")
+        await pilot.press("escape")  # the home screen's report stays closed too
+        await until(pilot, lambda: screen_named(app, "HomeScreen"))
+        await pilot.press("R")
+        await pilot.pause()
+        assert screen_named(app, "HomeScreen")
+        app.open_run("blind")
+        await until(pilot, lambda: screen_named(app, "RunScreen"))
+        screen, state = app.screen, app.screen.state
+        assert state.blind
 
         await pilot.press("b")  # blind off: the tags are back everywhere
         await pilot.pause()

@@ -464,14 +464,9 @@ class RunScreen(Screen):
 
     def action_blind(self) -> None:
         self.state.set_blind(not self.state.blind)
+        self.app.blind = self.state.blind  # type: ignore[attr-defined]  # the home screen follows
         self.relist()
         self.notify("blind: automatic tags hidden" if self.state.blind else "automatic tags shown", timeout=1.5)
-
-    def refuse_blind(self, what: str) -> bool:
-        """In blind mode, screens built on the automatic tags stay closed."""
-        if self.state.blind:
-            self.notify(f"blind mode hides the {what}: b turns it off", timeout=2)
-        return self.state.blind
 
     def action_note(self) -> None:
         index = self.current
@@ -528,14 +523,12 @@ class RunScreen(Screen):
             self.update_header()
 
     def action_report(self) -> None:
-        if self.refuse_blind("report"):
-            return
         self.app.open_report(self.run_id)  # type: ignore[attr-defined]
 
     def action_agreement(self) -> None:
         from n2f_tui.screens.agreement import AgreementScreen
 
-        if self.refuse_blind("agreement view"):
+        if self.app.refuses_in_blind("agreement view"):  # type: ignore[attr-defined]
             return
 
         def jump(item_id: str | None) -> None:
@@ -548,7 +541,7 @@ class RunScreen(Screen):
         from sessions.store import list_run_meta
         from n2f_tui.widgets.style import run_label, settings_line
 
-        if self.refuse_blind("comparison"):
+        if self.app.refuses_in_blind("comparison"):  # type: ignore[attr-defined]
             return
         others = [m for m in reversed(list_run_meta())
                   if m["id"] != self.run_id and m.get("engine") == self.state.store.meta.get("engine")]
