@@ -162,7 +162,7 @@ def agreement_text(report: Any) -> str:
             rows.append([row.code if row.code != "*" else "all (pooled)", str(row.n),
                          figure(row.percent.value, row.percent.ci, True), figure(row.kappa.value, row.kappa.ci)])
         out.append(columns(rows))
-        out.append(f"identical label sets: {figure(report.identical.value, report.identical.ci, True)}% of {report.n}\n")
+        out.append(f"identical label sets (% of {report.n}): {figure(report.identical.value, report.identical.ci, True)}\n")
         for pair in report.pairs:
             out.append(f"{pair.a} vs {pair.b}: n {pair.n}, kappa {figure(pair.kappa.value, pair.kappa.ci)}, "
                        f"disagree on {len(pair.disagreeing)}: {' '.join(pair.disagreeing)}\n")

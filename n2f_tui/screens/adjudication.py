@@ -30,7 +30,7 @@ def majority(item: ItemLabels) -> set[str]:
     return {code for code in set().union(*sets) if 2 * sum(code in s for s in sets) > len(sets)}
 
 
-def side_by_side(item: ItemLabels, draft: set[str], names: dict[str, str]) -> RichTable:
+def side_by_side(item: ItemLabels, draft: set[str]) -> RichTable:
     people = list(item.by_annotator)
     table = RichTable(title=f"{item.item}: labels side by side", title_justify="left")
     for column in ["code", "auto", *(f"{k + 1} {name}" for k, name in enumerate(people)), "final"]:
@@ -38,8 +38,7 @@ def side_by_side(item: ItemLabels, draft: set[str], names: dict[str, str]) -> Ri
     codes = sorted(item.auto.union(draft, *item.by_annotator.values()))
     for code in codes:
         marks = ["✓" if code in item.auto else ""] + ["✓" if code in item.by_annotator[p] else "" for p in people]
-        table.add_row(safe_text(f"{code} ({names.get(code, code)})"), *marks, Text("✓" if code in draft else "",
-                                                                                   style="bold green"))
+        table.add_row(safe_text(code), *marks, Text("✓" if code in draft else "", style="bold green"))
     if not codes:
         table.add_row("(no tag from anyone)", *[""] * (len(people) + 2))
     return table
@@ -101,7 +100,7 @@ class AdjudicationScreen(Screen[None]):
             pane.update(Text("no disputed item: every item the annotators disagree on is settled", style="italic"))
             return
         self.draft = majority(item) if draft is None else draft
-        table = side_by_side(item, self.draft, {**self.labels.names, **self.taxonomy})
+        table = side_by_side(item, self.draft)
         table.caption = "1-9 take an annotator's labels · t toggles a code · s settles the final column"
         table.caption_justify = "left"
         pane.update(table)

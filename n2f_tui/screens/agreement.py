@@ -44,7 +44,7 @@ def head_text(report: AgreementReport) -> Text:
         method = "Cohen's kappa" if len(report.annotators) == 2 else "Fleiss' kappa"
         identical = figure(report.identical.value, report.identical.ci, True)
         text.append(f"\n{len(report.annotators)} annotators on {report.n} common item(s), {method}; identical label "
-                    f"sets {identical}%; adjudication queue {len(report.queue)} (d)")
+                    f"sets % {identical}; adjudication queue {len(report.queue)} (d)")
     if not report.quality_n:
         text.append("\nno item reviewed yet: in the run, a accepts an item's tags, t/x correct them, d marks done",
                     style="dim")
