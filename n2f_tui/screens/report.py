@@ -41,9 +41,13 @@ def as_number(cell: Any) -> float | None:
         return None
 
 
+# the review's tables: bars of the final counts would repeat the error-type table's, bars of tp/fp/fn mean nothing
+NOT_CHARTED = ("Review", "Tagger quality")
+
+
 def table_chart(table: Table) -> RenderableType | None:
     """Bars for one report table, or None when it has nothing to chart."""
-    if len(table.rows) < 2 or len(table.columns) < 2:
+    if len(table.rows) < 2 or len(table.columns) < 2 or table.name in NOT_CHARTED:
         return None
     numeric = [c for c in range(1, len(table.columns))
                if all(as_number(row[c]) is not None for row in table.rows if c < len(row))
