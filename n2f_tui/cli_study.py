@@ -174,7 +174,9 @@ def agreement_text(report: Any) -> str:
             rows.append([q.code, str(q.tp), str(q.fp), str(q.fn), figure(q.precision, q.precision_ci),
                          figure(q.recall, q.recall_ci), figure(q.f1, q.f1_ci)])
     out.append(columns(rows))
-    out.append("progress: " + ", ".join(f"{k} {v}" for k, v in report.progress.items()) + "\n")
+    out.append("reviewed: " + ", ".join(f"{k} {v}" for k, v in report.progress.items()) + "\n")
+    if report.study_size:
+        out.append(f"study ({report.study_size} items): " + ", ".join(f"{k} {v}" for k, v in report.study.items()) + "\n")
     return "".join(out)
 
 

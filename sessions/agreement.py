@@ -30,6 +30,7 @@ from sessions.labels import RunLabels, store_labels
 from sessions.statistics import (DRAWS, Interval, Resampler, cohen_kappa, disagreeing_pairs, fleiss_from_sums,
                                  pair_figures, quality_figures)
 from sessions.store import RunStore
+from sessions.study import load as load_study
 
 Sets = list[frozenset[str]]  # one label set per annotator, for one item
 
@@ -96,6 +97,8 @@ class AgreementReport:
     quality: list[TagAgreement]
     quality_n: int
     progress: dict[str, int]  # annotator -> items reviewed
+    study: dict[str, int] = field(default_factory=dict)  # annotator -> study items reviewed (no study: empty)
+    study_size: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -226,5 +229,6 @@ def agreement_report(store: RunStore, annotators: Sequence[str] | None = None, a
         pairs[0].percent, pairs[0].kappa = overall.percent, overall.kappa
     quality, quality_n, reference = tagger_quality(labels, statuses, taxonomy, against, draws)
     progress = {name: sum(name in v.by_annotator for v in labels.items.values()) for name in labels.annotators}
+    study = load_study(store)
     return AgreementReport(chosen, len(sets), rows, overall, identical, pairs, labels.queue(), reference, quality,
-                           quality_n, progress)
+                           quality_n, progress, study.progress(labels) if study else {}, len(study.items) if study else 0)

@@ -98,6 +98,7 @@ def test_two_annotators_two_homes_merged_into_a_third(tmp_path, monkeypatch, cap
     disagreeing = items[10:18]
     assert report["pairs"][0]["disagreeing"] == disagreeing and report["pairs"][0]["by_code"] == {"omission": disagreeing}
     assert report["queue"] == disagreeing  # the adjudication queue: exactly the disagreeing items
+    assert report["study"] == {"ada": 30, "bob": 30} and report["study_size"] == 30
 
     monkeypatch.setenv("N2F_HOME", str(lead))
     store = RunStore.open("shared")

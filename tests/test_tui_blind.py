@@ -133,6 +133,8 @@ async def test_agreement_view_and_adjudication_queue():
         table.move_cursor(row=0)
         await pilot.pause()
         assert [o.id for o in agreement.query_one("#disagree").options] == disputed
+        await pilot.press("r")  # the tagger against ada's labels
+        await until(pilot, lambda: agreement.report.reference == "annotator ada" and agreement.reviewed == 6)
         await pilot.press("d")
         await until(pilot, lambda: screen_named(app, "AdjudicationScreen"))
         adjudication = app.screen

@@ -40,6 +40,9 @@ def head_text(report: AgreementReport) -> Text:
     text = Text(f"automatic tags against {report.reference} · {report.quality_n} reviewed item(s)", style="bold")
     if report.progress:
         text.append("\nreviewed: " + ", ".join(f"{k} {v}" for k, v in report.progress.items()), style="dim")
+    if report.study_size:
+        text.append(f" · study of {report.study_size}: " + ", ".join(f"{k} {v}" for k, v in report.study.items()),
+                    style="dim")
     if len(report.annotators) > 1:
         method = "Cohen's kappa" if len(report.annotators) == 2 else "Fleiss' kappa"
         identical = figure(report.identical.value, report.identical.ci, True)
@@ -59,13 +62,14 @@ class AgreementScreen(Screen[str | None]):
     AgreementScreen OptionList { height: 1fr; min-height: 3; }
     """
     BINDINGS = [Binding("escape", "close", "Back"), Binding("tab", "app.focus_next", "Switch pane", show=False),
-                Binding("d", "adjudicate", "Adjudicate")]
+                Binding("d", "adjudicate", "Adjudicate"), Binding("r", "reference", "Tagger against…")]
 
     def __init__(self, store: RunStore, annotator: str = "") -> None:
         super().__init__()
         self.store = store
         self.annotator = annotator
         self.report: AgreementReport | None = None
+        self.against: str | None = None  # the tagger's reference: None, the final tags; else an annotator
         self.rows: list[Any] = []  # tagger-quality rows
         self.reviewed = 0
 
@@ -83,7 +87,7 @@ class AgreementScreen(Screen[str | None]):
         self.query_one("#quality", DataTable).focus()
 
     def load(self) -> None:
-        self.report = report = agreement_report(self.store)
+        self.report = report = agreement_report(self.store, against=self.against)
         self.rows, self.reviewed = report.quality, report.quality_n
         quality = self.query_one("#quality", DataTable)
         quality.clear(columns=True)
@@ -148,6 +152,13 @@ class AgreementScreen(Screen[str | None]):
         from n2f_tui.screens.adjudication import AdjudicationScreen
 
         self.app.push_screen(AdjudicationScreen(self.store, self.annotator), lambda _: self.load())
+
+    def action_reference(self) -> None:
+        """Measure the tagger against the final tags, then each annotator in turn."""
+        assert self.report is not None
+        choices: list[str | None] = [None, *self.report.progress]
+        self.against = choices[(choices.index(self.against) + 1) % len(choices)]
+        self.load()
 
     def action_close(self) -> None:
         self.dismiss(None)
