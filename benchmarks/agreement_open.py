@@ -6,7 +6,8 @@ Usage: python benchmarks/agreement_open.py [REPEATS]
    a 500-item study (``n2f study create big --size 500 --seed 0 --stratify tag``) and three
    annotators' blind labels on it (seeded: each keeps an automatic tag with probability 0.8
    and adds another code with probability 0.15; nobody settles, so every disagreement is queued).
-2. View: from ``A`` on the open run screen to the agreement view's tables filled (headless,
+2. View: from ``A`` on the open run screen (once its header metrics, read from every record in
+   a thread, are in) to the agreement view's tables filled (headless,
    160x48; every figure with its 1,000-draw bootstrap interval, the resamples drawn afresh
    each time), median of REPEATS opens, each in a new app.
 3. Command: ``n2f agreement big --json`` as a whole process, median of REPEATS runs.
@@ -72,7 +73,7 @@ async def open_view_once() -> float:
     statistics._weights.cache_clear()  # every open draws its resamples, as the first open of a session does
     app = N2FApp(run="big", demo=False)
     async with app.run_test(size=(160, 48)) as pilot:
-        while not isinstance(app.screen, RunScreen):
+        while not (isinstance(app.screen, RunScreen) and app.screen.metrics):  # the header's report is done
             await asyncio.sleep(0.01)
         await pilot.pause()
         started = time.perf_counter()
