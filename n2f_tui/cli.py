@@ -19,9 +19,11 @@ from rich.table import Table
 
 from engines import engine_names, get_engine
 from engines.core import EngineError, Item
+from n2f_tui.cli_study import COMMANDS as STUDY_COMMANDS, add_parsers as add_study_parsers
 from n2f_tui.render import render_paper, render_papers_listing, render_report_tables, render_view, safe_text, status_text
 from n2f_tui.widgets.style import usage_line
 from sessions import api
+from sessions.annotations import resolve_annotator
 from sessions.errors import InputError, N2FError, RuntimeFailure
 from sessions.export import export_records, to_csv, to_jsonl
 from sessions.papers import papers_listing
@@ -138,6 +140,9 @@ def build_parser() -> Parser:
 
     p = sub.add_parser("tui", help="the inspector (what bare `n2f` opens), optionally on one run")
     p.add_argument("run", nargs="?", default=None, help="a run id, name, unique id prefix or `last`")
+    p.add_argument("--blind", action="store_true", help="label without seeing automatic tags (b toggles)")
+    p.add_argument("--annotator", default=None, help="the name your annotation events carry")
+    add_study_parsers(sub)
     return parser
 
 
@@ -273,9 +278,10 @@ def cmd_tui(args: argparse.Namespace) -> int:
     run = getattr(args, "run", None)
     if run:
         run = RunStore.open(run).id  # a bad reference is one clear line and exit status 2, before the screen
+    annotator = resolve_annotator(getattr(args, "annotator", None))
     from n2f_tui.app import N2FApp
 
-    N2FApp(run=run).run()
+    N2FApp(run=run, annotator=annotator, blind=getattr(args, "blind", False)).run()
     return 0
 
 
@@ -516,7 +522,7 @@ def cmd_papers(args: argparse.Namespace) -> int:
 COMMANDS = {
     "papers": cmd_papers, "run": cmd_run, "items": cmd_items, "score": cmd_score, "runs": cmd_runs, "report": cmd_report,
     "show": cmd_show, "export": cmd_export, "resume": cmd_resume, "rescore": cmd_rescore, "bench": cmd_bench,
-    "smoke": cmd_smoke, "tui": cmd_tui,
+    "smoke": cmd_smoke, "tui": cmd_tui, **STUDY_COMMANDS,
 }
 
 

@@ -379,17 +379,19 @@ def find_item(store: RunStore, ref: str) -> tuple[int, Item]:
 
 def build_report(store: RunStore, against: Sequence[RunStore] = ()) -> tuple[Any, dict[str, Any]]:
     """The engine's report plus the fields every report has (engine, model, n, counts, accuracy, tags)."""
-    from engines.reporting import accuracy, status_counts, tag_counts
+    from engines.reporting import accuracy, status_counts
+    from sessions.final_tags import load_final_results, review_summary
     from sessions.papers import paper_block
 
     engine, _ = run_settings(store)
-    run = load_results(store)
+    run, labels = load_final_results(store)
     others = []
     for other in against:
         if other.meta["engine"] != engine.name:
             raise InputError(f"run {other.label} is a {other.meta['engine']} run; cannot report it against {engine.name}")
-        others.append(load_results(other))
+        others.append(load_final_results(other)[0])
     report = engine.report(run, others)
+    review = review_summary(report, run.results, labels, {t.code: t.label for t in engine.taxonomy()})
     summaries = store.summaries()
     usage = run_usage(summaries.values()).to_json(price_of(store))
     counts = status_counts(run.results)
@@ -406,7 +408,7 @@ def build_report(store: RunStore, against: Sequence[RunStore] = ()) -> tuple[Any
         "n": int(store.meta.get("total", len(run.results))),
         "counts": counts,
         "accuracy": accuracy(run.results),
-        "tags": tag_counts(run.results),
+        **review,
         "metrics": report.metrics,
         "usage": usage,
         # replies whose backend reported a finish reason, and how many of them the reply cap cut

@@ -45,7 +45,7 @@ def test_the_oracle_scores_the_authors_compositionality_f1_with_one_edge_items_a
     assert counts["rows"][0][:6] == ["all", n - one_edge, one_edge, 0, 0, 0]
     assert any("extract=strict" in note for note in report["notes"])
     names = [t["name"] for t in report["tables"]]
-    assert names == ["Table 1", "Compositionality", "Figure 4", "Figure 5", "Tags"]
+    assert names == ["Table 1", "Compositionality", "Figure 4", "Figure 5", "Tags", "Review"]
 
 
 def test_the_simulator_makes_tagged_mistakes_and_the_run_finishes():

@@ -105,7 +105,7 @@ def test_sim_on_all_180_official_instances(capsys):
     elapsed = time.perf_counter() - start
     report = json.loads(capsys.readouterr().out)
     assert report["n"] == 180 and report["counts"]["error"] == 0
-    assert {"T1", "T2", "T3"} <= set(report["tags"])
+    assert {"T1", "T2", "T3"} <= set(report["tags"]) | set(report["tags_on_correct"])  # T1 profiles correct items too
     assert elapsed < 60  # the budget is 30 s on an idle machine (benchmarks/rgp_run.py); tests share the cores
     rows = {t["name"]: t for t in report["tables"]}
     assert [r[0] for r in rows["Table 1"]["rows"]] == ["sim"]

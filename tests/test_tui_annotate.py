@@ -162,17 +162,20 @@ async def test_annotations_survive_the_app_being_killed():
 
 async def test_the_run_screen_shows_tags_another_process_adds():
     await make_run("together", limit=20)
-    app = N2FApp(run="together", frozen=True, demo=False)
+    app = N2FApp(run="together", frozen=True, demo=False, annotator="bob")  # the inspector shows bob's labels
     async with app.run_test(size=(160, 48)) as pilot:
         await until(pilot, lambda: screen_named(app, "RunScreen"))
         screen = app.screen
         index = screen.current
         item_id = screen.state.ids[index]
         script = ("import sys; from sessions.store import RunStore; "
-                  "RunStore.open('together').annotations(annotator='bob').add(sys.argv[1], 'tag_add', code='redundancy', "
-                  "label='Redundancy')")
-        subprocess.run([sys.executable, "-c", script, item_id], check=True, env=dict(os.environ))
+                  "RunStore.open('together').annotations(annotator=sys.argv[2]).add(sys.argv[1], 'tag_add', "
+                  "code=sys.argv[3], label='')")
+        subprocess.run([sys.executable, "-c", script, item_id, "carol", "variable_misuse"], check=True, env=dict(os.environ))
+        subprocess.run([sys.executable, "-c", script, item_id, "bob", "redundancy"], check=True, env=dict(os.environ))
         await until(pilot, lambda: "redundancy" in screen.state.tags(index).manual)
         await until(pilot, lambda: "redundancy" in screen.query_one(DetailView).text())
         row = screen.render_row(screen.vlist.cursor).plain
         assert "redundancy" in row
+        assert "variable_misuse" not in screen.state.tags(index).manual  # carol's label is hers, not bob's
+        assert "labels of bob" in str(screen.vlist.border_title)

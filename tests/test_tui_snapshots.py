@@ -60,3 +60,28 @@ def test_help(snap_compare, runs):
         await settle(pilot)
 
     assert snap_compare(N2FApp(run="base", frozen=True, demo=False), terminal_size=(80, 24), run_before=help_screen)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_report_after_review(snap_compare, runs, size):
+    """After omission is removed and redundancy added on one item: the summary says what was reviewed,
+    and the report is scrolled to the automatic vs final counts."""
+    from sessions.store import RunStore
+
+    store = RunStore.open("base")
+    summaries = store.summaries()
+    index = next(i for i, s in sorted(summaries.items()) if "omission" in s["tags"] and "redundancy" not in s["tags"])
+    log = store.annotations()
+    log.add(store.item_ids()[index], "tag_remove", code="omission")
+    log.add(store.item_ids()[index], "tag_add", code="redundancy", label="Redundancy")
+
+    async def report(pilot):
+        await settle(pilot)
+        pilot.app.open_report(pilot.app.screen.run_id)
+        await settle(pilot)
+        pane = pilot.app.screen.query_one("#report")
+        line = next(k for k, text in enumerate(pane.plain.splitlines()) if "automatic vs final" in text)
+        pane.scroll_to(y=line, animate=False, immediate=True)
+        await settle(pilot)
+
+    assert snap_compare(N2FApp(run="base", frozen=True, demo=False), terminal_size=size, run_before=report)

@@ -41,9 +41,13 @@ def as_number(cell: Any) -> float | None:
         return None
 
 
+# the review's tables: bars of the final counts would repeat the error-type table's, bars of tp/fp/fn mean nothing
+NOT_CHARTED = ("Review", "Tagger quality")
+
+
 def table_chart(table: Table) -> RenderableType | None:
     """Bars for one report table, or None when it has nothing to chart."""
-    if len(table.rows) < 2 or len(table.columns) < 2:
+    if len(table.rows) < 2 or len(table.columns) < 2 or table.name in NOT_CHARTED:
         return None
     numeric = [c for c in range(1, len(table.columns))
                if all(as_number(row[c]) is not None for row in table.rows if c < len(row))
@@ -68,6 +72,11 @@ def summary_table(summary: dict[str, Any]) -> RichTable:
     head.add_row("settings", safe_text(settings_line(summary.get("settings", {}))))
     head.add_row("items", safe_text(f"{summary['n']} ({counts})"))
     head.add_row("accuracy", pct(summary["accuracy"]))
+    review = summary.get("review") or {}
+    if review.get("reviewed"):
+        people = ", ".join(review.get("annotators", []))
+        head.add_row("review", safe_text(f"{review['reviewed']} item(s) reviewed ({people}), {review['settled']} settled, "
+                                         f"{review['disputed']} disputed: tag counts are final tags"))
     usage = summary.get("usage") or {}
     if usage.get("total_tokens"):
         head.add_row("usage", safe_text(usage_line(usage["prompt_tokens"], usage["completion_tokens"], usage["cost"])))

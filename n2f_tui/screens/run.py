@@ -89,6 +89,8 @@ class RunScreen(Screen):
         Binding("t", "tag_add", "Tag"),
         Binding("x", "tag_remove", "Untag"),
         Binding("a", "accept", "Accept tags"),
+        Binding("d", "done", "Done, next"),
+        Binding("b", "blind", "Blind on/off (hide automatic tags)", show=False),
         Binding("m", "note", "Note"),
         Binding("e", "edit", "Edit prompt"),
         Binding("space", "pause", "Pause/continue"),
@@ -107,7 +109,9 @@ class RunScreen(Screen):
         self.run_id = run_id
         job = self.app.jobs.get(run_id)  # type: ignore[attr-defined]
         store = job.store if job is not None else RunStore.open(run_id)
-        self.state = RunState(store)
+        self.state = RunState(store, annotator=self.app.annotator, blind=self.app.blind)  # type: ignore[attr-defined]
+        if self.state.blind and self.state.study:
+            self.state.set_filter("study")
         gc.freeze()  # the run's items and records live as long as the screen: keep them out of GC passes
         if job is not None:
             job.drain()  # already in store.results()
@@ -201,6 +205,10 @@ class RunScreen(Screen):
     def update_list_title(self) -> None:
         state = self.state
         parts = [f"{len(state.order)} items"]
+        if state.study:
+            done, total = state.study_progress()
+            parts.append(f"study {done}/{total}")
+        parts.append(("blind · " if state.blind else "") + f"labels of {state.annotator}")
         if state.filter != "all":
             parts.append(f"filter {state.filter}")
         if state.query:
@@ -218,8 +226,15 @@ class RunScreen(Screen):
         job = self.job
         self.query_one(RunHeader).update(progress_text(
             self.state.store.meta, self.state.counts(), self.state.total, self.status_word(),
-            live=job.progress if job is not None else None, metrics=self.metrics, defaults=self.defaults,
+            live=job.progress if job is not None else None, metrics=self.shown_metrics(), defaults=self.defaults,
             usage=self.state.usage, price=self.price))
+
+    def shown_metrics(self) -> dict[str, Any]:
+        """The header's metrics; in blind mode without those named after a tag (rgp's profile counts)."""
+        if not self.state.blind:
+            return self.metrics
+        codes = set(self.state.labels())
+        return {k: v for k, v in self.metrics.items() if k not in codes}
 
     def show_current(self) -> None:
         detail = self.query_one(DetailView)
@@ -429,8 +444,29 @@ class RunScreen(Screen):
         index = self.current
         if index is None:
             return
+        if self.state.blind:
+            self.notify("blind: d marks the item done with your labels and moves on", timeout=2)
+            return
         self.state.accept(index)
         self.after_annotation(index, "automatic tags accepted as reviewed")
+
+    def action_done(self) -> None:
+        """Mark the item done with the labels it has now, and move to the next item not yet reviewed."""
+        index = self.current
+        if index is None:
+            return
+        if not self.state.reviewed(index):
+            self.state.accept(index)
+        position = self.state.next_unlabelled(self.vlist.cursor)
+        target = self.state.order[position] if position is not None else index
+        self.after_annotation(target, "done" if position is not None else "done: every item shown is reviewed")
+        self.move_to(self.state.order.index(target) if target in self.state.order else self.vlist.cursor)
+
+    def action_blind(self) -> None:
+        self.state.set_blind(not self.state.blind)
+        self.app.blind = self.state.blind  # type: ignore[attr-defined]  # the home screen follows
+        self.relist()
+        self.notify("blind: automatic tags hidden" if self.state.blind else "automatic tags shown", timeout=1.5)
 
     def action_note(self) -> None:
         index = self.current
@@ -446,7 +482,8 @@ class RunScreen(Screen):
 
     def after_annotation(self, index: int, message: str) -> None:
         self.vlist.refresh_rows()
-        if self.state.filter in ("annotated", "unreviewed") or self.state.filter.startswith("tag:"):
+        self.update_list_title()
+        if self.state.filter in ("annotated", "unreviewed", "unlabelled") or self.state.filter.startswith("tag:"):
             self.relist(keep=index)
         self.show_current()
         self.notify(message, timeout=1.5, markup=False)
@@ -491,16 +528,21 @@ class RunScreen(Screen):
     def action_agreement(self) -> None:
         from n2f_tui.screens.agreement import AgreementScreen
 
+        if self.app.refuses_in_blind("agreement view"):  # type: ignore[attr-defined]
+            return
+
         def jump(item_id: str | None) -> None:
             if item_id:
                 self.jump_to(item_id)
 
-        self.app.push_screen(AgreementScreen(self.state.store), jump)
+        self.app.push_screen(AgreementScreen(self.state.store, self.state.annotator), jump)
 
     def action_compare(self) -> None:
         from sessions.store import list_run_meta
         from n2f_tui.widgets.style import run_label, settings_line
 
+        if self.app.refuses_in_blind("comparison"):  # type: ignore[attr-defined]
+            return
         others = [m for m in reversed(list_run_meta())
                   if m["id"] != self.run_id and m.get("engine") == self.state.store.meta.get("engine")]
         if not others:

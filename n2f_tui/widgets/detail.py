@@ -137,6 +137,18 @@ def head_text(detail: Any, tags: ItemTags, position: str, score_key: str) -> Tex
     return text
 
 
+def without_codes(view: View, codes: set[str]) -> View:
+    """A table or key-value view without the rows named after one of ``codes`` (blind mode hides tags)."""
+    if not codes:
+        return view
+    if view.kind == "table" and isinstance(view.data, dict):
+        rows = [r for r in view.data.get("rows", []) if not (r and str(r[0]) in codes)]
+        return View(view.kind, view.title, {**view.data, "rows": rows})
+    if view.kind == "key-value" and isinstance(view.data, list):
+        return View(view.kind, view.title, [pair for pair in view.data if str(pair[0]) not in codes])
+    return view
+
+
 class DetailView(Container):
     """The highlighted item: three panes side by side when wide, one stacked pane when narrow."""
 
@@ -197,11 +209,11 @@ class DetailView(Container):
         self.query_one("#detail-head", Pane).update(head_text(detail, tags, position, score_key), home=home)
         prompt, output = self._prompt(detail), self._output(detail)
         if self.stacked:
-            self.query_one("#col-prompt", Pane).update(Group(output, self._views(detail), prompt), home=home)
+            self.query_one("#col-prompt", Pane).update(Group(output, self._views(detail, tags.hidden), prompt), home=home)
         else:
             self.query_one("#col-prompt", Pane).update(prompt, home=home)
             self.query_one("#col-output", Pane).update(output, home=home)
-            self.call_after_refresh(self._show_views, detail, key, home)
+            self.call_after_refresh(self._show_views, detail, key, home, tags.hidden)
 
     def show_live(self, detail: Any, live: Any) -> None:
         """The reply of the item shown, as it streams in (the rest of the detail stays as drawn)."""
@@ -209,9 +221,9 @@ class DetailView(Container):
         pane = "#col-prompt" if self.stacked else "#col-output"
         self.query_one(pane, Pane).update(Group(output, self._prompt(detail)) if self.stacked else output, home=False)
 
-    def _show_views(self, detail: Any, key: tuple[int, int], home: bool) -> None:
+    def _show_views(self, detail: Any, key: tuple[int, int], home: bool, hidden: set[str]) -> None:
         if self.shown == key and not self.stacked:
-            self.query_one("#col-views", Pane).update(self._views(detail), home=home)
+            self.query_one("#col-views", Pane).update(self._views(detail, hidden), home=home)
 
     def text(self) -> str:
         """Everything the detail shows, as plain text (tests)."""
@@ -258,12 +270,12 @@ class DetailView(Container):
         return parts
 
     @staticmethod
-    def _views(detail: Any) -> RenderableType:
+    def _views(detail: Any, hidden: set[str] = frozenset()) -> RenderableType:
         verdict = detail.verdict
         if verdict is None:
             return Group(heading("Views"), Text("(not scored yet)", style="dim"))
         trees = [v for v in verdict.views if v.kind == "tree"]
-        others = [v for v in verdict.views if v.kind not in ("tree", "diff")]
+        others = [without_codes(v, hidden) for v in verdict.views if v.kind not in ("tree", "diff")]
         parts: list[RenderableType] = []
         if trees:
             parts.append(heading("Parsed structure"))
