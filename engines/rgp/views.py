@@ -125,3 +125,19 @@ def no_program_views(item: Item, reply: str, est: Estimate) -> list[View]:
 def not_run_views(program: str, est: Estimate, why: str) -> list[View]:
     return [View("key-value", "Summary", [["status", "error"], ["note", why], *_estimate_pairs(est)]),
             View("code", "Program", program), mapping_table(est)]
+
+
+# The report's metrics as the inspector labels them, the headline ones first: (name, label, unit,
+# headline). A name with ``{}`` stands for a family (one per split, task or setting); units:
+# fraction (0-1, shown as %), percent (already in %), score (0-1, shown as is), count, number.
+METRICS = (
+    ("mean_C", "mean C(P)", "number", True),
+    ("in_sample_accuracy", "in-sample accuracy", "fraction", True),
+    ("mean_E", "mean E(P)", "number", False),
+    ("mean_L_table", "mean L(P+)", "number", False),
+    ("mean_L", "mean L(P)", "number", False),
+    ("T1", "T1 items", "count", False),
+    ("T2", "T2 items", "count", False),
+    ("T3", "T3 items", "count", False),
+    ("mean_C_{}", "mean C(P) {}", "number", False),
+)

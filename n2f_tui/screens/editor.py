@@ -26,7 +26,8 @@ from engines.core import EngineError, Tag
 from n2f_tui.render import safe_text
 from n2f_tui.screens.dialogs import TextDialog
 from n2f_tui.state import RunState
-from n2f_tui.widgets.detail import char_diff, clipped, heading, live_output
+from n2f_tui.itemview import clipped, heading
+from n2f_tui.widgets.detail import char_diff, live_output
 from n2f_tui.widgets.pane import Pane
 from n2f_tui.widgets.style import GLYPH, STATUS_STYLE, chips, date, number
 from sessions.errors import N2FError

@@ -21,7 +21,7 @@ from textual.containers import Container
 from textual.screen import Screen
 from textual.widgets import Footer
 
-from engines.core import ItemResult, RunResults, Tag, settings_fields
+from engines.core import ItemResult, RunResults, Tag
 from n2f_tui.render import safe_text
 from n2f_tui.screens.dialogs import ChoiceDialog, TextDialog
 from n2f_tui.state import RunState
@@ -31,6 +31,7 @@ from n2f_tui.widgets import style
 from n2f_tui.widgets.style import AUTO_CHIP, GLYPH, MANUAL_CHIP, STATUS_STYLE
 from n2f_tui.widgets.vlist import VirtualList
 from sessions import api
+from sessions.describe import describe_run
 from sessions.errors import N2FError
 from sessions.store import RunStore
 
@@ -97,6 +98,7 @@ class RunScreen(Screen):
         Binding("R", "report", "Report"),
         Binding("A", "agreement", "Agreement"),
         Binding("C", "compare", "Compare"),
+        Binding("o", "expand", "Show all / fold", show=False),
         Binding("J", "scroll_detail(5)", "Scroll detail down", show=False),
         Binding("K", "scroll_detail(-5)", "Scroll detail up", show=False),
         Binding("escape", "back", "Back"),
@@ -116,7 +118,7 @@ class RunScreen(Screen):
         self._metrics_at = 0.0
         self._metrics_every = METRICS_EVERY
         self._metrics_cache: dict[int, tuple[int, ItemResult]] = {}
-        self.defaults = {f.name: f.default for f in settings_fields(self.state.engine.settings_type)}
+        self.description = describe_run(store.meta).text
         self._id_width = min(28, max(map(len, self.state.ids), default=4))
         self._live_drawn: tuple[Any, ...] | None = None
         self._live_detail: Any = None
@@ -218,7 +220,7 @@ class RunScreen(Screen):
         job = self.job
         self.query_one(RunHeader).update(progress_text(
             self.state.store.meta, self.state.counts(), self.state.total, self.status_word(),
-            live=job.progress if job is not None else None, metrics=self.metrics, defaults=self.defaults,
+            live=job.progress if job is not None else None, metrics=self.metrics, description=self.description,
             usage=self.state.usage, price=self.price))
 
     def show_current(self) -> None:
@@ -361,6 +363,10 @@ class RunScreen(Screen):
     def action_scroll_detail(self, lines: int) -> None:
         self.query_one(DetailView).scroll_by(lines)
 
+    def action_expand(self) -> None:
+        """Every table row, tree node, tool result and gold value whole in the detail, or folded again."""
+        self.query_one(DetailView).toggle_expanded()
+
     def action_search(self) -> None:
         def done(query: str | None) -> None:
             if query is not None:
@@ -499,14 +505,14 @@ class RunScreen(Screen):
 
     def action_compare(self) -> None:
         from sessions.store import list_run_meta
-        from n2f_tui.widgets.style import run_label, settings_line
+        from n2f_tui.widgets.style import run_label
 
         others = [m for m in reversed(list_run_meta())
                   if m["id"] != self.run_id and m.get("engine") == self.state.store.meta.get("engine")]
         if not others:
             self.notify("no other run of the same engine to compare with", severity="warning")
             return
-        choices = [(m["id"], f"{run_label(m)}  {m.get('model')}  {settings_line(m.get('settings', {}))}") for m in others]
+        choices = [(m["id"], f"{run_label(m)}  {m.get('model')}  {describe_run(m).text}") for m in others]
 
         def chosen(other: str | None) -> None:
             if other:
