@@ -98,8 +98,8 @@ def structured(value: Any, extent: Extent) -> Text:
             parsed = json.loads(value) if value[:1] in "{[" else None
         except ValueError:
             parsed = None
-        if parsed is None:
-            return body(value, extent, 8_000)
+        if parsed is None or extent.fold is None:  # whole: as stored
+            return body(value, extent, 8_000 if parsed is None else MAX_CHARS)
         value = parsed
     compact = json.dumps(value, ensure_ascii=False)
     if len(compact) <= INLINE_JSON:

@@ -1,9 +1,9 @@
 """The inspector's rgp panes, as data (engines.core.View).
 
 A judged program: a summary (E(P), N, M, L(P+), L(P), C(P), profile, and the sandbox's
-isolation level), the program, its mapping table P+ as the estimator read it, the 16
-samples as expected/produced grid pairs with wrong cells marked ``X``, and what the
-sandbox saw per run (exit, wall time, stdout, stderr).
+isolation level), the 16 samples as expected/produced grid pairs with wrong cells marked
+``X``, what the sandbox saw per run (exit, wall time, stdout, stderr), the program, and
+its mapping table P+ as the estimator read it.
 """
 
 from __future__ import annotations
@@ -105,8 +105,9 @@ def verdict_views(item: Item, status: str, program: str, source: str, est: Estim
         ["sandbox", execution.isolation or "unknown"],
         ["time limit", f"{execution.timeout_s:g} s per run"],
     ]
-    return [View("key-value", "Summary", summary), View("code", "Program", program), mapping_table(est),
-            samples_table(execution), sandbox_table(execution)]
+    # the grids first: they are what a reader checks, and the program is in the reply beside them
+    return [View("key-value", "Summary", summary), samples_table(execution), sandbox_table(execution),
+            View("code", "Program", program), mapping_table(est)]
 
 
 def unparseable_views(item: Item, program: str, problem: SyntaxProblem, est: Estimate) -> list[View]:

@@ -63,6 +63,37 @@ def outcome(title: str, status: str, scores: dict[str, Any], tags: list[Any], ou
 
 STREAM_TICK = 0.1  # seconds between redraws of a streaming reply
 
+PROMPT_BLIND = {  # models whose reply does not depend on the prompt, and what it depends on instead
+    "sim": "the simulator answers from the gold, with errors drawn at random from the seed, item and attempt",
+    "oracle": "the oracle answers with the gold",
+    "replay": "replay answers with the recorded outputs",
+}
+
+
+def editor_head(item_id: str, template: str, model: str) -> Text:
+    """What is edited, whether the run's model reads the prompt at all, and what Ctrl+S and Ctrl+N do.
+
+    With a model that ignores the prompt, Ctrl+S (a new attempt: the simulator draws again)
+    and Ctrl+N (a new run with the original attempts: the same draws as the run) can
+    disagree with each other although neither saw the edit; the head says so.
+    """
+    kind = model.partition(":")[0]
+    head = Text()
+    head.append("Prompt editor  ", style="bold")
+    head.append_text(safe_text(f"item {item_id} · template {template!r} · model {model}"))
+    blind = PROMPT_BLIND.get(kind)
+    if blind:
+        head.append_text(safe_text(f"\n{model} does not read the prompt ({blind}): an edit cannot change "
+                                   "any outcome; use an openai: or local model to test a prompt.", style="bold yellow"))
+    again = {"sim": "a new random draw, so the reply may change though the prompt is not read",
+             "oracle": "the same gold answer", "replay": "the same recorded output"}.get(kind, "a new reply, never "
+                                                                                              "from the cache")
+    same = {"sim": "the run's own draws, so each item gets its original reply"}.get(kind, "")
+    head.append_text(safe_text(f"\nCtrl+S saves and re-runs this item as a new attempt ({again}) · Ctrl+N runs "
+                               f"the whole run with this template as a new run{f' ({same})' if same else ''} · "
+                               "Escape goes back (the edit is kept)", style="dim"))
+    return head
+
 
 class EditorScreen(Screen):
     DEFAULT_CSS = """
@@ -120,12 +151,8 @@ class EditorScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        head = Text()
-        head.append("Prompt editor  ", style="bold")
-        head.append_text(safe_text(f"item {self.item.id} · template {self.template_name!r}"))
-        head.append("\nCtrl+S saves and re-runs this item · Ctrl+N runs the whole run with it as a new run · "
-                    "Escape goes back (the edit is kept)", style="dim")
-        self.query_one("#ed-head", Static).update(head)
+        self.query_one("#ed-head", Static).update(editor_head(self.item.id, self.template_name,
+                                                              str(self.state.store.meta.get("model", ""))))
         record = self.state.record(self.index) or {}
         self.query_one("#ed-original", Pane).update(outcome(
             "Stored result", self.state.status(self.index), record.get("scores") or {}, record.get("tags") or [],

@@ -10,7 +10,9 @@ every two seconds.
 from __future__ import annotations
 
 import gc
+import os
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
@@ -39,6 +41,46 @@ TICK = 0.25
 STREAM_TICK = 0.1  # seconds between redraws of the focused item's reply while it streams
 METRICS_EVERY = 2.0
 BULK_READ = 500  # more changed records than this: one pass over the log beats one read each
+ROW_FIXED = 9  # columns of a list row besides the id and the chips: glyph, score
+MIN_ID = 12
+
+
+@dataclass(frozen=True)
+class IdColumn:
+    """How the list shows ids: whole when they fit beside the score and the widest chip; else without the
+    prefix every id of the run shares (``…0008`` for ``robogrid-instruct-block-alien-d10-e2-p0.5-0008``);
+    else that tail with its middle elided. The detail's head always has the whole id."""
+
+    full: int  # the longest id
+    prefix: int  # characters every id shares, up to a separator
+    short: int  # the longest id without that prefix, plus its "…"
+    chip: int  # columns of the widest tag chip of the engine's taxonomy
+
+    @staticmethod
+    def of(ids: list[str], codes: list[str]) -> "IdColumn":
+        shared = os.path.commonprefix(ids) if len(ids) > 1 else ""
+        cut = max(shared.rfind(sep) for sep in "-_/.:") + 1
+        full = max(map(len, ids), default=4)
+        return IdColumn(full, cut, max((len(i) - cut for i in ids), default=4) + (1 if cut else 0),
+                        max(map(len, codes), default=0) + 3)
+
+    def width(self, row_width: int) -> int:
+        room = row_width - ROW_FIXED - self.chip
+        return self.full if self.full <= room else self.short if self.short <= room else max(MIN_ID, room)
+
+    def text(self, item_id: str, width: int) -> str:
+        if len(item_id) <= width:
+            return item_id.ljust(width)
+        tail = "…" + item_id[self.prefix:] if self.prefix else item_id
+        return elided(tail, width).ljust(width)
+
+
+def elided(text: str, width: int) -> str:
+    """``text`` in ``width`` columns: whole if it fits, else its start and its (distinguishing) end around "…"."""
+    if len(text) <= width:
+        return text
+    head = max(1, (width - 1) // 3)
+    return text[:head] + "…" + text[len(text) - (width - 1 - head):]
 
 
 def engine_metrics(state: RunState, cache: dict[int, tuple[int, ItemResult]]) -> dict[str, Any]:
@@ -119,7 +161,7 @@ class RunScreen(Screen):
         self._metrics_every = METRICS_EVERY
         self._metrics_cache: dict[int, tuple[int, ItemResult]] = {}
         self.description = describe_run(store.meta).text
-        self._id_width = min(28, max(map(len, self.state.ids), default=4))
+        self._ids = IdColumn.of(self.state.ids, [t.code for t in self.state.engine.taxonomy()])
         self._live_drawn: tuple[Any, ...] | None = None
         self._live_detail: Any = None
         try:
@@ -181,20 +223,25 @@ class RunScreen(Screen):
         return (index, self.state.versions.get(index, 0))
 
     def render_row(self, position: int) -> Text:
+        """Glyph, id (``IdColumn``), list score, tag chips: only whole chips, the rest counted as ``+N``."""
         state = self.state
         index = state.order[position]
         status = state.status(index)
+        width = self.vlist.scrollable_content_region.width or self.vlist.size.width
         text = Text()
         text.append(GLYPH.get(status, "?") + " ", style=STATUS_STYLE.get(status, ""))
-        text.append_text(safe_text(state.ids[index][: self._id_width].ljust(self._id_width)))
+        text.append_text(safe_text(self._ids.text(state.ids[index], self._ids.width(width))))
         score = state.main_score(index)
         text.append(" " + ("    -" if score is None else f"{score:5.2f}") + " ", style="dim")
         tags = state.tags(index)
-        for tag in tags.auto:
-            text.append_text(safe_text(f" {tag.code} ", style=AUTO_CHIP))
-            text.append(" ")
-        for code in tags.manual:
-            text.append_text(safe_text(f" {code} ", style=MANUAL_CHIP))
+        chips = [(tag.code, AUTO_CHIP) for tag in tags.auto] + [(code, MANUAL_CHIP) for code in tags.manual]
+        reviewed = 1 if tags.reviewed else 0
+        for shown, (code, chip_style) in enumerate(chips):
+            left = len(chips) - shown - 1
+            if text.cell_len + len(code) + 3 + reviewed + (len(f"+{left}") if left else 0) > width:
+                text.append(f"+{len(chips) - shown}", style="bold")
+                break
+            text.append_text(safe_text(f" {code} ", style=chip_style))
             text.append(" ")
         if tags.reviewed:
             text.append("✔", style="green")
