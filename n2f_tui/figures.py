@@ -83,14 +83,15 @@ def headline_line(engine: str, metrics: Mapping[str, Any], skip: tuple[str, ...]
     return "  ".join(f"{f.label} {f.text}" for f in figures(engine, metrics) if f.headline and f.name not in skip)
 
 
-def render_report_head(summary: dict[str, Any]) -> RichTable:
+def render_report_head(summary: dict[str, Any], run: str | None = None) -> RichTable:
     """The report's head (``sessions.api.build_report``'s summary): what the run is and how it differs from
-    the defaults, its items and accuracy, then every metric labelled, one unit per number, headline first."""
+    the defaults, its items and accuracy, then every metric labelled, one unit per number, headline first.
+    ``run`` names the run (default: its id, and its name if it has one)."""
     head = RichTable.grid(padding=(0, 2))
     head.add_column(style="bold", no_wrap=True)
     head.add_column(overflow="fold")
     counts = ", ".join(f"{k} {v}" for k, v in summary["counts"].items() if v)
-    head.add_row("run", safe_text(summary["run"] + (f" ({summary['name']})" if summary.get("name") else "")))
+    head.add_row("run", safe_text(run or summary["run"] + (f" ({summary['name']})" if summary.get("name") else "")))
     head.add_row("engine", safe_text(summary["engine"]))
     head.add_row("model", safe_text(summary["model"]))
     description = summary.get("description") or {}

@@ -63,13 +63,13 @@ def _wrong_cells(expected: str, produced: str) -> int | None:
 
 def samples_table(execution: Any) -> View:
     rows = []
-    for run in execution.runs:
+    for run in sorted(execution.runs, key=lambda run: run.outcome == "ok"):  # the failed samples first
         outcome = run.outcome
         wrong = _wrong_cells(run.expected, run.stdout) if outcome == "wrong" else None
         if wrong:
             outcome = f"wrong ({wrong} cells)"
         rows.append([run.number, run.input, run.expected, marked(run.expected, run.stdout), outcome])
-    return View("table", "Samples: expected and produced grids (wrong cells as X)",
+    return View("table", "Samples: expected and produced grids (failed first, wrong cells as X)",
                 {"columns": ["#", "input", "expected", "produced", "result"], "rows": rows})
 
 

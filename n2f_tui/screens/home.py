@@ -197,9 +197,10 @@ class HomeScreen(Screen):
                                    f"{meta.get('total')} items · {meta.get('status')}"))
         text.append("\n")
         description = describe_run(meta)
-        text.append_text(safe_text(description.text, style="dim"))
-        if description.forked_from:
-            text.append_text(safe_text(f"  forked from {description.forked_from}", style="dim"))
+        text.append_text(safe_text(f"changes: {description.text}"
+                                   + (f" · forked from {description.forked_from}" if description.forked_from else "")))
+        text.append("\n")
+        text.append_text(safe_text(" ".join(f"{k}={v}" for k, v in meta.get("settings", {}).items()), style="dim"))
         group = meta.get("group")
         if group:
             members = [m for m in self.metas if m.get("group") == group]

@@ -22,6 +22,7 @@ from n2f_tui.figures import render_report_head
 from n2f_tui.render import render_bars, render_paper, render_report_tables, safe_text
 from n2f_tui.widgets import style
 from n2f_tui.widgets.pane import Pane
+from n2f_tui.widgets.style import run_label
 from sessions import api
 from sessions.errors import N2FError
 from sessions.store import RunStore
@@ -57,7 +58,8 @@ def table_chart(table: Table) -> RenderableType | None:
 
 
 def report_renderable(report: Report, summary: dict[str, Any]) -> RenderableType:
-    parts: list[RenderableType] = [render_report_head(summary), Text("")]
+    run = run_label({"id": summary["run"], "name": summary.get("name")})
+    parts: list[RenderableType] = [render_report_head(summary, run), Text("")]
     charted = False
     for table in report.tables:
         chart = table_chart(table)

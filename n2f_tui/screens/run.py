@@ -43,6 +43,7 @@ METRICS_EVERY = 2.0
 BULK_READ = 500  # more changed records than this: one pass over the log beats one read each
 ROW_FIXED = 9  # columns of a list row besides the id and the chips: glyph, score
 MIN_ID = 12
+CHIP_ROOM = 16  # a row keeps this much room for chips before it shortens the ids
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ class IdColumn:
     full: int  # the longest id
     prefix: int  # characters every id shares, up to a separator
     short: int  # the longest id without that prefix, plus its "…"
-    chip: int  # columns of the widest tag chip of the engine's taxonomy
+    chip: int  # columns kept for chips: the widest chip of the engine's taxonomy, at most CHIP_ROOM
 
     @staticmethod
     def of(ids: list[str], codes: list[str]) -> "IdColumn":
@@ -62,7 +63,7 @@ class IdColumn:
         cut = max(shared.rfind(sep) for sep in "-_/.:") + 1
         full = max(map(len, ids), default=4)
         return IdColumn(full, cut, max((len(i) - cut for i in ids), default=4) + (1 if cut else 0),
-                        max(map(len, codes), default=0) + 3)
+                        min(CHIP_ROOM, max(map(len, codes), default=0) + 3))
 
     def width(self, row_width: int) -> int:
         room = row_width - ROW_FIXED - self.chip
