@@ -325,6 +325,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 def cmd_runs(args: argparse.Namespace) -> int:
     from sessions.config import load_config
+    from sessions.describe import describe_run
 
     config = load_config()
     metas = list_run_meta()
@@ -334,7 +335,8 @@ def cmd_runs(args: argparse.Namespace) -> int:
         summary = store.summary()
         rows.append({
             "id": meta["id"], "name": meta.get("name", ""), "engine": meta["engine"], "model": meta.get("model", ""),
-            "settings": meta.get("settings", {}), "done": summary["done"] + summary["errors"],
+            "settings": meta.get("settings", {}), "changes": describe_run(meta).text,
+            "done": summary["done"] + summary["errors"],
             "total": meta.get("total", 0), "accuracy": summary["accuracy"], "status": meta.get("status", ""),
             "created": meta.get("created", ""), "group": meta.get("group", ""),
             "usage": summary["usage"].to_json(api.price_of(store, config)),
@@ -346,14 +348,14 @@ def cmd_runs(args: argparse.Namespace) -> int:
         err.print("no runs yet; start one with `n2f run dedc`")
         return 0
     table = Table(title="runs")
-    for column in ("id", "name", "engine", "model", "done", "accuracy", "tokens", "cost", "status", "created"):
+    for column in ("id", "name", "engine", "model", "changes", "done", "accuracy", "tokens", "cost", "status", "created"):
         table.add_column(column, justify="right" if column in ("tokens", "cost") else "left")
     for r in rows:
         acc = "-" if r["accuracy"] is None else f"{100 * r['accuracy']:.2f}%"
         usage = r["usage"]
         tokens = f"{usage['total_tokens']:,}" if usage["total_tokens"] else "-"
         cost = "-" if usage["cost"] is None else f"${usage['cost']:.4f}"
-        table.add_row(*(safe_text(v) for v in (r["id"], r["name"], r["engine"], r["model"],
+        table.add_row(*(safe_text(v) for v in (r["id"], r["name"], r["engine"], r["model"], r["changes"],
                                                f"{r['done']}/{r['total']}", acc, tokens, cost, r["status"], r["created"])))
     print_table(out, table)
     return 0

@@ -10,9 +10,7 @@ every two seconds.
 from __future__ import annotations
 
 import gc
-import os
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
@@ -28,6 +26,7 @@ from n2f_tui.render import safe_text
 from n2f_tui.screens.dialogs import ChoiceDialog, TextDialog
 from n2f_tui.state import RunState
 from n2f_tui.widgets.detail import DetailView
+from n2f_tui.widgets.idcolumn import IdColumn
 from n2f_tui.widgets.progress import RunHeader, progress_text
 from n2f_tui.widgets import style
 from n2f_tui.widgets.style import AUTO_CHIP, GLYPH, MANUAL_CHIP, STATUS_STYLE
@@ -41,49 +40,6 @@ TICK = 0.25
 STREAM_TICK = 0.1  # seconds between redraws of the focused item's reply while it streams
 METRICS_EVERY = 2.0
 BULK_READ = 500  # more changed records than this: one pass over the log beats one read each
-ROW_FIXED = 9  # columns of a list row besides the id and the chips: glyph, score
-MIN_ID = 12
-CHIP_ROOM = 16  # a row keeps this much room for chips before it shortens the ids
-
-
-@dataclass(frozen=True)
-class IdColumn:
-    """How the list shows ids: whole when they fit beside the score and the widest chip; else without the
-    prefix every id of the run shares (``…0008`` for ``robogrid-instruct-block-alien-d10-e2-p0.5-0008``);
-    else that tail with its middle elided. The detail's head always has the whole id."""
-
-    full: int  # the longest id
-    prefix: int  # characters every id shares, up to a separator
-    short: int  # the longest id without that prefix, plus its "…"
-    chip: int  # columns kept for chips: the widest chip of the engine's taxonomy, at most CHIP_ROOM
-
-    @staticmethod
-    def of(ids: list[str], codes: list[str]) -> "IdColumn":
-        shared = os.path.commonprefix(ids) if len(ids) > 1 else ""
-        cut = max(shared.rfind(sep) for sep in "-_/.:") + 1
-        full = max(map(len, ids), default=4)
-        return IdColumn(full, cut, max((len(i) - cut for i in ids), default=4) + (1 if cut else 0),
-                        min(CHIP_ROOM, max(map(len, codes), default=0) + 3))
-
-    def width(self, row_width: int) -> int:
-        room = row_width - ROW_FIXED - self.chip
-        return self.full if self.full <= room else self.short if self.short <= room else max(MIN_ID, room)
-
-    def text(self, item_id: str, width: int) -> str:
-        if len(item_id) <= width:
-            return item_id.ljust(width)
-        tail = "…" + item_id[self.prefix:] if self.prefix else item_id
-        return elided(tail, width).ljust(width)
-
-
-def elided(text: str, width: int) -> str:
-    """``text`` in ``width`` columns: whole if it fits, else its start and its (distinguishing) end around "…"."""
-    if len(text) <= width:
-        return text
-    head = max(1, (width - 1) // 3)
-    return text[:head] + "…" + text[len(text) - (width - 1 - head):]
-
-
 def engine_metrics(state: RunState, cache: dict[int, tuple[int, ItemResult]]) -> dict[str, Any]:
     """The engine's report metrics over the results so far (pure: runs in a thread).
 
