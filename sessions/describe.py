@@ -65,7 +65,10 @@ def describe_run(meta: Mapping[str, Any]) -> RunDescription:
         return RunDescription(settings=settings, forked_from=str(meta.get("forked_from", "")))
     defaults, cls = known
     changed = {k: v for k, v in settings.items() if k in defaults and defaults[k] != v}
-    default_templates = get_engine(str(meta["engine"])).templates(settings_from_json(cls, settings))
+    try:
+        default_templates = get_engine(str(meta["engine"])).templates(settings_from_json(cls, settings))
+    except (EngineError, TypeError, ValueError):  # settings this version cannot read: say what is known
+        return RunDescription(settings=changed, forked_from=str(meta.get("forked_from", "")))
     edited = {name: template_hash(text) for name, text in (meta.get("templates") or {}).items()
               if default_templates.get(name) != text}
     return RunDescription(settings=changed, templates=edited, forked_from=str(meta.get("forked_from", "")))

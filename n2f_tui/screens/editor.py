@@ -26,16 +26,16 @@ from engines.core import EngineError, Tag
 from n2f_tui.render import safe_text
 from n2f_tui.screens.dialogs import TextDialog
 from n2f_tui.state import RunState
-from n2f_tui.itemview import clipped, heading
-from n2f_tui.widgets.detail import char_diff, live_output
+from n2f_tui.itemview import clipped, heading, output_parts
+from n2f_tui.widgets.detail import FOLDED, live_output
 from n2f_tui.widgets.pane import Pane
 from n2f_tui.widgets.style import GLYPH, STATUS_STYLE, chips, date, number
 from sessions.errors import N2FError
 
 
 def outcome(title: str, status: str, scores: dict[str, Any], tags: list[Any], outputs: list[str],
-            error: str = "", against: str | None = None) -> Group:
-    """One attempt (or the stored result): status, scores, tags, outputs."""
+            steps: list[dict[str, Any]], error: str = "") -> Group:
+    """One attempt (or the stored result): status, scores, tags, outputs (a tool step's result summarised)."""
     parts: list[Any] = [heading(title)]
     line = Text()
     line.append(f"{GLYPH.get(status, '?')} {status}", style=f"bold {STATUS_STYLE.get(status, '')}")
@@ -50,12 +50,7 @@ def outcome(title: str, status: str, scores: dict[str, Any], tags: list[Any], ou
                 parts.append(clipped(f"  {tag.code}: {tag.evidence}", 400, 3))
     if error:
         parts.append(safe_text(f"error: {error}", style="yellow"))
-    for number_, output in enumerate(outputs or [], 1):
-        parts.append(Text(f"output {number_}", style="bold"))
-        if against is not None and number_ == 1:
-            parts.append(char_diff(output, against)[0])
-        else:
-            parts.append(clipped(output))
+    parts += output_parts(list(outputs or []), steps, FOLDED)
     if not outputs and not error:
         parts.append(Text("(no output)", style="dim"))
     return Group(*parts)
@@ -156,7 +151,7 @@ class EditorScreen(Screen):
         record = self.state.record(self.index) or {}
         self.query_one("#ed-original", Pane).update(outcome(
             "Stored result", self.state.status(self.index), record.get("scores") or {}, record.get("tags") or [],
-            record.get("outputs") or [], record.get("error", "")))
+            record.get("outputs") or [], self.steps(record.get("outputs") or []), record.get("error", "")))
         self.query_one("#ed-attempt", Pane).update(Text("no attempt yet: edit the template, then Ctrl+S",
                                                           style="italic dim"))
         self.query_one(OptionList).border_title = "attempts"
@@ -208,7 +203,14 @@ class EditorScreen(Screen):
         number_ = self.attempts.index(attempt) + 1 if attempt in self.attempts else len(self.attempts)
         self.query_one("#ed-attempt", Pane).update(outcome(
             f"Attempt #{number_}", str(attempt.get("status", "?")), attempt.get("scores") or {},
-            attempt.get("tags") or [], attempt.get("outputs") or [], attempt.get("error") or ""))
+            attempt.get("tags") or [], attempt.get("outputs") or [], self.steps(attempt.get("outputs") or []),
+            attempt.get("error") or ""))
+
+    def steps(self, outputs: list[str]) -> list[dict[str, Any]]:
+        """Which outputs are model replies and which tool results (the kinds do not depend on the template)."""
+        from sessions.api import item_steps
+
+        return item_steps(self.state.store, self.item, outputs)
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         if event.option_index is not None and 0 <= event.option_index < len(self.attempts):
