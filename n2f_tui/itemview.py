@@ -21,10 +21,8 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from engines.core import View
-from n2f_tui.render import Fold, render_view, safe_text
+from n2f_tui.render import MAX_CHARS, MAX_LINES, Fold, clipped, render_view, safe_text
 
-MAX_CHARS = 20_000
-MAX_LINES = 400
 INLINE_JSON = 100  # characters: a structured value this short is shown as is, a longer one summarised
 
 
@@ -39,23 +37,6 @@ class Extent:
 
 def heading(title: str) -> Text:
     return Text(f" {title} ", style="bold reverse")
-
-
-def clipped(value: Any, max_chars: int = MAX_CHARS, max_lines: int = MAX_LINES, hint: str = "") -> Text:
-    """Model text made harmless and cut to ``max_chars`` characters and ``max_lines`` lines, saying what was cut."""
-    raw = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=1)
-    cuts = []
-    if len(raw) > max_chars:
-        cuts.append(f"{len(raw) - max_chars:,} more characters")
-        raw = raw[:max_chars]
-    lines = raw.split("\n")
-    if len(lines) > max_lines:
-        cuts.insert(0, f"{len(lines) - max_lines:,} more lines")
-        raw = "\n".join(lines[:max_lines])
-    text = safe_text(raw)
-    if cuts:
-        text.append("\n… cut: " + "; ".join(cuts) + (f" ({hint})" if hint else ""), style="italic yellow")
-    return text
 
 
 def body(value: Any, extent: Extent, max_chars: int = MAX_CHARS) -> Text:
@@ -154,7 +135,7 @@ def gold_parts(gold: dict[str, Any], extent: Extent) -> list[RenderableType]:
 
 def bounded(view: View, extent: Extent) -> View:
     """A text view cut to what a pane lays out quickly (views may carry the whole raw output)."""
-    if extent.cap and extent.fold is None and view.kind in ("text", "code") and isinstance(view.data, str):
+    if extent.cap and view.kind in ("text", "code") and isinstance(view.data, str):
         if len(view.data) > MAX_CHARS or view.data.count("\n") > MAX_LINES:
             lines = view.data[:MAX_CHARS].split("\n")[:MAX_LINES]
             return View(view.kind, view.title, "\n".join(lines) + "\n… (cut)")

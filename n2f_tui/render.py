@@ -6,6 +6,7 @@ control characters made visible, so a reply cannot style or break the terminal.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +21,8 @@ from rich.tree import Tree
 from engines.core import Report, View
 
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+MAX_CHARS = 20_000  # model text a terminal pane lays out quickly
+MAX_LINES = 400
 STATUS_STYLE = {"correct": "green", "wrong": "red", "unparseable": "magenta", "error": "yellow", "pending": "dim"}
 
 
@@ -79,18 +82,24 @@ def render_view(view: View, fold: Fold | None = None) -> RenderableType:
         return Panel(safe_text("\n".join("".join(map(str, row)) for row in data)), title=view.title, title_align="left")
     if kind == "chart":
         return render_bars(view.title, data.get("series", {}), data.get("unit", ""))
-    return Panel(folded(data, fold), title=view.title, title_align="left")
+    body = clipped(data, len(str(data)), fold.lines, fold.hint) if fold else safe_text(data)
+    return Panel(body, title=view.title, title_align="left")
 
 
-def folded(value: Any, fold: Fold | None) -> Text:
-    """Text cut to ``fold.lines`` lines, with a note of how many more there are."""
-    raw = value if isinstance(value, str) else str(value)
+def clipped(value: Any, max_chars: int = MAX_CHARS, max_lines: int = MAX_LINES, hint: str = "") -> Text:
+    """Model text made harmless and cut to ``max_chars`` characters and ``max_lines`` lines, saying what was cut."""
+    raw = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=1)
+    cuts = []
+    if len(raw) > max_chars:
+        cuts.append(f"{len(raw) - max_chars:,} more characters")
+        raw = raw[:max_chars]
     lines = raw.split("\n")
-    if fold is None or len(lines) <= fold.lines:
-        return safe_text(raw)
-    text = safe_text("\n".join(lines[: fold.lines]))
-    text.append("\n")
-    text.append_text(fold.note(len(lines) - fold.lines, "lines"))
+    if len(lines) > max_lines:
+        cuts.insert(0, f"{len(lines) - max_lines:,} more lines")
+        raw = "\n".join(lines[:max_lines])
+    text = safe_text(raw)
+    if cuts:
+        text.append("\n… cut: " + "; ".join(cuts) + (f" ({hint})" if hint else ""), style="italic yellow")
     return text
 
 

@@ -12,8 +12,8 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from n2f_tui.render import safe_text
 from n2f_tui.itemview import heading, output_parts
+from n2f_tui.render import safe_text
 from n2f_tui.widgets.detail import FOLDED
 from n2f_tui.widgets.pane import Pane
 from n2f_tui.widgets.style import AUTO_CHIP, GLYPH, STATUS_STYLE, number, run_label

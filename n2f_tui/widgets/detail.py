@@ -18,8 +18,8 @@ from textual.app import ComposeResult
 from textual.containers import Container
 
 from engines.core import View
-from n2f_tui.itemview import MAX_LINES, Extent, clipped, gold_parts, heading, output_parts, prompt_parts, view_parts
-from n2f_tui.render import Fold, safe_text
+from n2f_tui.itemview import Extent, gold_parts, heading, output_parts, prompt_parts, view_parts
+from n2f_tui.render import MAX_LINES, Fold, clipped, safe_text
 from n2f_tui.state import ItemTags
 from n2f_tui.widgets.pane import Pane
 from n2f_tui.widgets.style import GLYPH, STATUS_STYLE, chips, number
