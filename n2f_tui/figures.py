@@ -102,7 +102,8 @@ def render_report_head(summary: dict[str, Any], run: str | None = None) -> RichT
     metrics = summary.get("metrics") or {}
     accuracy = next((f.text for f in figures(summary["engine"], {**metrics, "accuracy": summary["accuracy"]})
                      if f.name == "accuracy"), "")
-    head.add_row("accuracy", safe_text(accuracy.replace("[", "95% interval [", 1)))
+    judged = sum(summary["counts"].get(k, 0) for k in ("correct", "wrong", "unparseable"))
+    head.add_row("accuracy", safe_text(accuracy.replace("[", "95% interval [", 1) if judged else "- (no item judged yet)"))
     usage = summary.get("usage") or {}
     if usage.get("total_tokens"):
         head.add_row("usage", safe_text(usage_line(usage["prompt_tokens"], usage["completion_tokens"], usage["cost"])))
