@@ -20,7 +20,10 @@ from rich.table import Table
 from engines import engine_names, get_engine
 from engines.core import EngineError, Item
 from n2f_tui.cli_study import COMMANDS as STUDY_COMMANDS, add_parsers as add_study_parsers
-from n2f_tui.render import render_paper, render_papers_listing, render_report_tables, render_view, safe_text, status_text
+from n2f_tui.figures import render_report_head
+from n2f_tui.itemview import Extent, gold_parts, output_parts, prompt_parts, view_parts
+from n2f_tui.plain import print_table
+from n2f_tui.render import Fold, render_paper, render_papers_listing, render_report_tables, render_view, safe_text, status_text
 from n2f_tui.widgets.style import usage_line
 from sessions import api
 from sessions.annotations import resolve_annotator
@@ -99,6 +102,7 @@ def build_parser() -> Parser:
     p = sub.add_parser("show", help="one item of a run: prompt, output, verdict, views")
     p.add_argument("run")
     p.add_argument("item", help="item id or 1-based position")
+    p.add_argument("--full", action="store_true", help="every table row, tree node, line and tool result (default: folded)")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("export", help="export a run, one record per item")
@@ -327,6 +331,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 def cmd_runs(args: argparse.Namespace) -> int:
     from sessions.config import load_config
+    from sessions.describe import describe_run
 
     config = load_config()
     metas = list_run_meta()
@@ -336,7 +341,8 @@ def cmd_runs(args: argparse.Namespace) -> int:
         summary = store.summary()
         rows.append({
             "id": meta["id"], "name": meta.get("name", ""), "engine": meta["engine"], "model": meta.get("model", ""),
-            "settings": meta.get("settings", {}), "done": summary["done"] + summary["errors"],
+            "settings": meta.get("settings", {}), "changes": describe_run(meta).text,
+            "done": summary["done"] + summary["errors"],
             "total": meta.get("total", 0), "accuracy": summary["accuracy"], "status": meta.get("status", ""),
             "created": meta.get("created", ""), "group": meta.get("group", ""),
             "usage": summary["usage"].to_json(api.price_of(store, config)),
@@ -348,39 +354,23 @@ def cmd_runs(args: argparse.Namespace) -> int:
         err.print("no runs yet; start one with `n2f run dedc`")
         return 0
     table = Table(title="runs")
-    for column in ("id", "name", "engine", "model", "done", "accuracy", "tokens", "cost", "status", "created"):
+    for column in ("id", "name", "engine", "model", "changes", "done", "accuracy", "tokens", "cost", "status", "created"):
         table.add_column(column, justify="right" if column in ("tokens", "cost") else "left")
     for r in rows:
         acc = "-" if r["accuracy"] is None else f"{100 * r['accuracy']:.2f}%"
         usage = r["usage"]
         tokens = f"{usage['total_tokens']:,}" if usage["total_tokens"] else "-"
         cost = "-" if usage["cost"] is None else f"${usage['cost']:.4f}"
-        table.add_row(*(safe_text(v) for v in (r["id"], r["name"], r["engine"], r["model"],
+        table.add_row(*(safe_text(v) for v in (r["id"], r["name"], r["engine"], r["model"], r["changes"],
                                                f"{r['done']}/{r['total']}", acc, tokens, cost, r["status"], r["created"])))
-    out.print(table)
+    print_table(out, table)
     return 0
 
 
 def _print_report(report: Any, summary: dict[str, Any]) -> None:
-    counts = ", ".join(f"{k} {v}" for k, v in summary["counts"].items() if v)
-    head = Table.grid(padding=(0, 2))
-    head.add_row("run", safe_text(f"{summary['run']}" + (f" ({summary['name']})" if summary["name"] else "")))
-    head.add_row("engine", safe_text(summary["engine"]))
-    head.add_row("model", safe_text(summary["model"]))
-    head.add_row("settings", safe_text(" ".join(f"{k}={v}" for k, v in summary["settings"].items())))
-    head.add_row("items", safe_text(f"{summary['n']} ({counts})"))
-    head.add_row("accuracy", f"{100 * summary['accuracy']:.2f}%")
-    if summary["usage"]["total_tokens"]:
-        head.add_row("usage", safe_text(usage_of(summary)))
-    replies = summary["replies"]
-    if replies["reported"]:
-        head.add_row("replies", f"{replies['truncated']} of {replies['reported']} cut by the cap "
-                                f"(max_tokens={replies['max_tokens']})")
-    out.print(Panel(head, title="report", title_align="left"))
-    for renderable in render_report_tables(report):
-        out.print(renderable)
-    for renderable in render_paper(summary.get("paper")):
-        out.print(renderable)
+    out.print(Panel(render_report_head(summary), title="report", title_align="left"))
+    for renderable in render_report_tables(report) + render_paper(summary.get("paper")):
+        print_table(out, renderable)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -394,7 +384,11 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+SHOW_FOLDED = Extent(Fold(rows=20, lines=40, hint="n2f show --full prints all"))
+
+
 def cmd_show(args: argparse.Namespace) -> int:
+    """One item; long tables, trees, texts and tool results folded unless ``--full``."""
     store = RunStore.open(args.run)
     index, _ = api.find_item(store, args.item)
     detail = api.item_detail(store, index)
@@ -405,20 +399,23 @@ def cmd_show(args: argparse.Namespace) -> int:
             "verdict": verdict.to_json() if verdict else None, "annotations": detail.annotations,
         }, ensure_ascii=False))
         return 0
+    extent = Extent(None, cap=False) if args.full else SHOW_FOLDED
     out.print(Panel(safe_text(detail.item.id), title=f"{store.label} item {index + 1}/{store.total}",
                     subtitle=status_text(detail.status)))
-    for step in detail.prompts:
-        for message in step["messages"]:
-            out.print(Panel(safe_text(message["content"]), title=f"prompt: {step['step']} ({message['role']})", title_align="left"))
-    for step_index, text in enumerate(record.get("outputs", []) if record else []):
-        out.print(Panel(safe_text(text), title=f"output {step_index + 1}", title_align="left"))
+    parts = prompt_parts(detail, extent) + output_parts(list((record or {}).get("outputs", [])), detail.prompts, extent)
+    parts += gold_parts(detail.item.gold, extent)
+    for part in parts:
+        out.print(part)
     if record and record.get("error"):
         out.print(Panel(safe_text(record["error"]), title="error", style="yellow"))
     if verdict:
         for tag in verdict.tags:
             out.print(safe_text(f"[{tag.code}] ", style="bold red") + safe_text(tag.evidence))
         for view in verdict.views:
-            out.print(render_view(view))
+            if view.kind == "diff":
+                out.print(render_view(view))
+        for part in view_parts(verdict.views, extent):
+            print_table(out, part)
     for note in detail.annotations:
         out.print(safe_text(f"{note['time']} {note['kind']} {note.get('code', '')} {note.get('text', '')}", style="italic"))
     return 0
@@ -488,7 +485,7 @@ def cmd_smoke(args: argparse.Namespace) -> int:
             table.add_row(*(safe_text(v) for v in (
                 r.engine, str(r.items), r.metric, "-" if r.value is None else f"{r.value:.3f}", str(r.errors),
                 f"{r.tokens:,}" if r.tokens else "-", "-" if r.cost is None else f"${r.cost:.4f}", f"{r.seconds:.2f}")))
-        out.print(table)
+        print_table(out, table)
     errors = sum(r.errors for r in rows)
     if errors:
         raise RuntimeFailure(f"{errors} item(s) ended in status error (infrastructure); `n2f resume RUN` retries them")
@@ -502,9 +499,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report.to_json(), ensure_ascii=False))
         return 0
-    out.print(_engine_table(report))
+    print_table(out, _engine_table(report))
     if report.concurrency:
-        out.print(_concurrency_table(report))
+        print_table(out, _concurrency_table(report))
     return 0
 
 
@@ -515,7 +512,7 @@ def cmd_papers(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(entries, ensure_ascii=False))
     else:
-        out.print(render_papers_listing(entries))
+        print_table(out, render_papers_listing(entries))
     return 0
 
 

@@ -332,13 +332,28 @@ class ItemDetail:
     index: int
     item: Item
     record: dict[str, Any] | None
-    prompts: list[dict[str, Any]]  # per step: {"step", "messages": [{"role", "content"}]}
+    prompts: list[dict[str, Any]]  # per step, as ``item_steps`` returns them
     verdict: Any  # engines.core.Verdict, re-judged from the stored outputs (None if not scored)
     annotations: list[dict[str, Any]]
 
     @property
     def status(self) -> str:
         return self.record.get("status", "pending") if self.record else "pending"
+
+
+def item_steps(store: RunStore, item: Item, outputs: Sequence[str]) -> list[dict[str, Any]]:
+    """The item's steps rebuilt from the run's templates, one per stored output (at least one):
+    ``{"step", "kind" (model|tool), "tool", "messages": [{"role", "content"}]}``; a tool step has no messages."""
+    engine, settings = run_settings(store)
+    templates = store.meta.get("templates")
+    steps = []
+    for step_index in range(max(1, len(outputs))):
+        step = engine.next_step(item, settings, outputs[:step_index], templates)
+        if step is None:
+            break
+        steps.append({"step": step.name, "kind": step.kind, "tool": step.tool,
+                      "messages": [m.to_json() for m in step.messages]})
+    return steps
 
 
 def item_detail(store: RunStore, index: int, record: dict[str, Any] | None = None) -> ItemDetail:
@@ -354,12 +369,7 @@ def item_detail(store: RunStore, index: int, record: dict[str, Any] | None = Non
     record = record or None
     outputs = list(record.get("outputs", [])) if record else []
     templates = store.meta.get("templates")
-    prompts = []
-    for step_index in range(max(1, len(outputs))):
-        step = engine.next_step(item, settings, outputs[:step_index], templates)
-        if step is None:
-            break
-        prompts.append({"step": step.name, "messages": [m.to_json() for m in step.messages]})
+    prompts = item_steps(store, item, outputs)
     verdict = None
     if record and record.get("status") != "error":
         verdict = engine.score(item, outputs, settings, finish_reasons=finish_reasons(record.get("steps", [])),
@@ -380,6 +390,7 @@ def find_item(store: RunStore, ref: str) -> tuple[int, Item]:
 def build_report(store: RunStore, against: Sequence[RunStore] = ()) -> tuple[Any, dict[str, Any]]:
     """The engine's report plus the fields every report has (engine, model, n, counts, accuracy, tags)."""
     from engines.reporting import accuracy, status_counts
+    from sessions.describe import describe_run
     from sessions.final_tags import load_final_results, review_summary
     from sessions.papers import paper_block
 
@@ -403,6 +414,7 @@ def build_report(store: RunStore, against: Sequence[RunStore] = ()) -> tuple[Any
         "engine": engine.name,
         "model": store.meta.get("model", ""),
         "settings": store.meta.get("settings", {}),
+        "description": describe_run(store.meta).to_json(),
         "seed": store.meta.get("seed"),
         "status": store.meta.get("status", ""),
         "n": int(store.meta.get("total", len(run.results))),

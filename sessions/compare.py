@@ -1,8 +1,9 @@
 """Two runs of one engine over the same items, side by side.
 
 Items are matched by id (a fork, a rerun with another model or other settings keep the
-ids); items only one run has are skipped. An item without a result is ``pending``. Tags
-are each run's final tags (``sessions.labels``): a person's review counts here as in the report.
+ids); items only one run has are not compared but counted (``unmatched``), so a run of 323
+items against one of 300 says so. An item without a result is ``pending``. Tags are each
+run's final tags (``sessions.labels``): a person's review counts here as in the report.
 """
 
 from __future__ import annotations
@@ -83,6 +84,12 @@ def compare_runs(a: RunStore, b: RunStore) -> list[ItemComparison]:
     if not rows:
         raise InputError(f"runs {a.label} and {b.label} share no items")
     return rows
+
+
+def unmatched(a: RunStore, b: RunStore) -> dict[str, int]:
+    """How many items only one of the two runs has (by id)."""
+    ids_a, ids_b = set(a.item_ids()), set(b.item_ids())
+    return {"only_in_a": len(ids_a - ids_b), "only_in_b": len(ids_b - ids_a)}
 
 
 def comparison_summary(rows: Iterable[ItemComparison]) -> dict[str, int]:

@@ -67,7 +67,7 @@ def test_run_report_show_export_rescore_round_trip(tmp_path):
     assert shown["prompts"][0]["messages"][0]["content"].startswith("For a given question of tabular reasoning")
     assert shown["verdict"]["status"] == shown["record"]["status"]
     assert shown["verdict"]["views"]
-    assert "prompt: answer" in n2f("show", "half", shown["item"]["id"]).stdout
+    assert "Prompt: answer" in n2f("show", "half", shown["item"]["id"]).stdout
 
     lines = n2f("export", "half", "--format", "jsonl").stdout.splitlines()
     assert len(lines) == 40

@@ -85,3 +85,45 @@ def test_report_after_review(snap_compare, runs, size):
         await settle(pilot)
 
     assert snap_compare(N2FApp(run="base", frozen=True, demo=False), terminal_size=size, run_before=report)
+
+
+@pytest.fixture
+def engine_runs():
+    make_run_sync("kg", limit=8, seed=0, engine="compost")
+    make_run_sync("grids", limit=2, seed=0, engine="rgp")
+    make_run_sync("instruct", limit=12, seed=0, engine="robogrid")
+
+
+def on_item(index: int | None, scroll_to: str = ""):
+    """Open the run's item ``index`` (None: the first wrong one); stacked, scroll to the line starting ``scroll_to``."""
+    async def run_before(pilot):
+        await settle(pilot)
+        screen = pilot.app.screen
+        if index is None:
+            screen.action_wrong(1)
+        else:
+            screen.vlist.move(index - screen.vlist.cursor)
+        await settle(pilot)
+        detail = screen.query_one("#detail")
+        if scroll_to and detail.stacked:
+            pane = detail.query_one("#col-prompt")
+            line = next(i for i, text in enumerate(pane.plain.splitlines()) if text.strip().startswith(scroll_to))
+            pane.scroll_to(0, line, animate=False, immediate=True)
+        await settle(pilot)
+    return run_before
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_compost_item_with_its_query_results(snap_compare, engine_runs, size):
+    assert snap_compare(N2FApp(run="kg", frozen=True, demo=False), terminal_size=size, run_before=on_item(6))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_rgp_item_with_its_grids(snap_compare, engine_runs, size):
+    assert snap_compare(N2FApp(run="grids", frozen=True, demo=False), terminal_size=size,
+                        run_before=on_item(0, scroll_to="Samples"))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_robogrid_instruct_item(snap_compare, engine_runs, size):
+    assert snap_compare(N2FApp(run="instruct", frozen=True, demo=False), terminal_size=size, run_before=on_item(None))

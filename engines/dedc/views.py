@@ -108,3 +108,17 @@ def unparseable_views(item: Item, text: str, failure: ParseFailure, gold_parsed:
 
 def gold_text(gold_parsed: Parsed) -> str:
     return "; ".join(f"{a.target} := {term_text(a.value)}" for a in gold_parsed.assignments) + ";"
+
+
+# The report's metrics as the inspector labels them, the headline ones first: (name, label, unit,
+# headline). A name with ``{}`` stands for a family (one per split, task or setting); units:
+# fraction (0-1, shown as %), percent (already in %), score (0-1, shown as is), count, number.
+METRICS = (
+    ("P_dc", "P_dc", "percent", True),
+    ("P_c", "P_c", "percent", True),
+    ("accuracy", "accuracy", "fraction", True),
+    ("D_c", "D_c", "percent", False),
+    ("D_d", "D_d", "percent", False),
+    ("Delta_c", "Δ_c", "percent", False),
+    ("Delta_d", "Δ_d", "percent", False),
+)

@@ -118,3 +118,14 @@ def views(j: Judgement, verdict: Verdict) -> list[View]:
             out.append(view)
     out += [ast_tree("Original AST", j.original), ast_tree("Round-trip AST", formula)]
     return out
+
+
+# The report's metrics as the inspector labels them, the headline ones first: (name, label, unit,
+# headline). A name with ``{}`` stands for a family (one per split, task or setting); units:
+# fraction (0-1, shown as %), percent (already in %), score (0-1, shown as is), count, number.
+METRICS = (
+    ("accuracy", "round-trip accuracy", "fraction", True),
+    ("mean_truth_table_agreement", "truth-table agreement", "fraction", True),
+    ("unknown", "Z3 unknown", "count", False),
+    ("unknown_rate", "Z3 unknown rate", "fraction", False),
+)

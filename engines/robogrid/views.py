@@ -223,3 +223,21 @@ def judge_views(item: Item, text: str, judged: Judgement | ParseFailure) -> list
                                                           f"{nesting_depth(candidate)}")
     return [View("key-value", "Summary", summary), parse_view, View("code", "Code to check", code),
             View("code", "Reply", text), *grammar_views(grammar)]
+
+
+# The report's metrics as the inspector labels them, the headline ones first: (name, label, unit,
+# headline). A name with ``{}`` stands for a family (one per split, task or setting); units:
+# fraction (0-1, shown as %), percent (already in %), score (0-1, shown as is), count, number.
+METRICS = (
+    ("accuracy", "accuracy", "fraction", True),
+    ("svr", "SVR", "fraction", True),
+    ("ber", "BER", "fraction", True),
+    ("scr", "SCR", "fraction", True),
+    ("cber", "CBER", "fraction", False),
+    ("cscr", "CSCR", "fraction", False),
+    ("{}_svr", "{} SVR", "fraction", False),
+    ("{}_ber", "{} BER", "fraction", False),
+    ("{}_scr", "{} SCR", "fraction", False),
+    ("{}_cber", "{} CBER", "fraction", False),
+    ("{}_cscr", "{} CSCR", "fraction", False),
+)

@@ -13,28 +13,20 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from engines import get_engine
-from engines.core import EngineError, settings_fields
+from engines.core import EngineError
 from n2f_tui.render import safe_text
 from n2f_tui.screens.dialogs import ChoiceDialog, ConfirmDialog
-from n2f_tui.widgets.style import date, pct, run_label, settings_line
+from n2f_tui.widgets.style import date, pct, run_label
+from sessions.describe import describe_run
 from sessions.errors import N2FError
 from sessions.store import RunStore, list_run_meta
 
-COLUMNS = ("run", "engine", "model", "settings", "progress", "accuracy", "date")
+COLUMNS = ("run", "engine", "model", "changes", "progress", "accuracy", "date")
 
 
 def summarize(meta: dict[str, Any]) -> dict[str, Any]:
     """Done count and accuracy of a stored run (reads its result summaries only)."""
     return RunStore(Path(meta["_folder"])).summary()
-
-
-def engine_defaults(engine_name: str) -> dict[str, Any] | None:
-    try:
-        cls = get_engine(engine_name).settings_type
-    except EngineError:
-        return None
-    return {f.name: f.default for f in settings_fields(cls)}
 
 
 class HomeScreen(Screen):
@@ -113,7 +105,7 @@ class HomeScreen(Screen):
             safe_text(run_label(meta), style="bold"),
             safe_text(meta.get("engine", "")),
             safe_text(meta.get("model", "")),
-            safe_text(settings_line(meta.get("settings", {}), engine_defaults(meta.get("engine", "")))),
+            safe_text(describe_run(meta).text),
             self.progress_cell(meta),
             self.accuracy_cell(meta),
             safe_text(date(meta.get("created", ""))),
@@ -204,7 +196,11 @@ class HomeScreen(Screen):
         text.append_text(safe_text(f"{meta.get('engine')} · {meta.get('model')} · seed {meta.get('seed')} · "
                                    f"{meta.get('total')} items · {meta.get('status')}"))
         text.append("\n")
-        text.append_text(safe_text(settings_line(meta.get("settings", {})), style="dim"))
+        description = describe_run(meta)
+        text.append_text(safe_text(f"changes: {description.text}"
+                                   + (f" · forked from {description.forked_from}" if description.forked_from else "")))
+        text.append("\n")
+        text.append_text(safe_text(" ".join(f"{k}={v}" for k, v in meta.get("settings", {}).items()), style="dim"))
         group = meta.get("group")
         if group:
             members = [m for m in self.metas if m.get("group") == group]
@@ -295,7 +291,7 @@ class HomeScreen(Screen):
         if not others:
             self.notify("no other run of the same engine to compare with", severity="warning")
             return
-        choices = [(m["id"], f"{run_label(m)}  {m.get('model')}  {settings_line(m.get('settings', {}))}") for m in others]
+        choices = [(m["id"], f"{run_label(m)}  {m.get('model')}  {describe_run(m).text}") for m in others]
 
         def chosen(other: str | None) -> None:
             if other:

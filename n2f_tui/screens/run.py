@@ -21,16 +21,18 @@ from textual.containers import Container
 from textual.screen import Screen
 from textual.widgets import Footer
 
-from engines.core import ItemResult, RunResults, Tag, settings_fields
+from engines.core import ItemResult, RunResults, Tag
 from n2f_tui.render import safe_text
 from n2f_tui.screens.dialogs import ChoiceDialog, TextDialog
 from n2f_tui.state import RunState
 from n2f_tui.widgets.detail import DetailView
+from n2f_tui.widgets.idcolumn import IdColumn
 from n2f_tui.widgets.progress import RunHeader, progress_text
 from n2f_tui.widgets import style
 from n2f_tui.widgets.style import AUTO_CHIP, GLYPH, MANUAL_CHIP, STATUS_STYLE
 from n2f_tui.widgets.vlist import VirtualList
 from sessions import api
+from sessions.describe import describe_run
 from sessions.errors import N2FError
 from sessions.store import RunStore
 
@@ -38,8 +40,6 @@ TICK = 0.25
 STREAM_TICK = 0.1  # seconds between redraws of the focused item's reply while it streams
 METRICS_EVERY = 2.0
 BULK_READ = 500  # more changed records than this: one pass over the log beats one read each
-
-
 def engine_metrics(state: RunState, cache: dict[int, tuple[int, ItemResult]]) -> dict[str, Any]:
     """The engine's report metrics over the results so far (pure: runs in a thread).
 
@@ -99,6 +99,7 @@ class RunScreen(Screen):
         Binding("R", "report", "Report"),
         Binding("A", "agreement", "Agreement"),
         Binding("C", "compare", "Compare"),
+        Binding("o", "expand", "Show all / fold", show=False),
         Binding("J", "scroll_detail(5)", "Scroll detail down", show=False),
         Binding("K", "scroll_detail(-5)", "Scroll detail up", show=False),
         Binding("escape", "back", "Back"),
@@ -120,8 +121,8 @@ class RunScreen(Screen):
         self._metrics_at = 0.0
         self._metrics_every = METRICS_EVERY
         self._metrics_cache: dict[int, tuple[int, ItemResult]] = {}
-        self.defaults = {f.name: f.default for f in settings_fields(self.state.engine.settings_type)}
-        self._id_width = min(28, max(map(len, self.state.ids), default=4))
+        self.description = describe_run(store.meta).text
+        self._ids = IdColumn.of(self.state.ids, [t.code for t in self.state.engine.taxonomy()])
         self._live_drawn: tuple[Any, ...] | None = None
         self._live_detail: Any = None
         try:
@@ -183,20 +184,25 @@ class RunScreen(Screen):
         return (index, self.state.versions.get(index, 0))
 
     def render_row(self, position: int) -> Text:
+        """Glyph, id (``IdColumn``), list score, tag chips: only whole chips, the rest counted as ``+N``."""
         state = self.state
         index = state.order[position]
         status = state.status(index)
+        width = self.vlist.scrollable_content_region.width or self.vlist.size.width
         text = Text()
         text.append(GLYPH.get(status, "?") + " ", style=STATUS_STYLE.get(status, ""))
-        text.append_text(safe_text(state.ids[index][: self._id_width].ljust(self._id_width)))
+        text.append_text(safe_text(self._ids.text(state.ids[index], self._ids.width(width))))
         score = state.main_score(index)
         text.append(" " + ("    -" if score is None else f"{score:5.2f}") + " ", style="dim")
         tags = state.tags(index)
-        for tag in tags.auto:
-            text.append_text(safe_text(f" {tag.code} ", style=AUTO_CHIP))
-            text.append(" ")
-        for code in tags.manual:
-            text.append_text(safe_text(f" {code} ", style=MANUAL_CHIP))
+        chips = [(tag.code, AUTO_CHIP) for tag in tags.auto] + [(code, MANUAL_CHIP) for code in tags.manual]
+        reviewed = 1 if tags.reviewed else 0
+        for shown, (code, chip_style) in enumerate(chips):
+            left = len(chips) - shown - 1
+            if text.cell_len + len(code) + 3 + reviewed + (len(f"+{left}") if left else 0) > width:
+                text.append(f"+{len(chips) - shown}", style="bold")
+                break
+            text.append_text(safe_text(f" {code} ", style=chip_style))
             text.append(" ")
         if tags.reviewed:
             text.append("✔", style="green")
@@ -226,7 +232,7 @@ class RunScreen(Screen):
         job = self.job
         self.query_one(RunHeader).update(progress_text(
             self.state.store.meta, self.state.counts(), self.state.total, self.status_word(),
-            live=job.progress if job is not None else None, metrics=self.shown_metrics(), defaults=self.defaults,
+            live=job.progress if job is not None else None, metrics=self.shown_metrics(), description=self.description,
             usage=self.state.usage, price=self.price))
 
     def shown_metrics(self) -> dict[str, Any]:
@@ -375,6 +381,10 @@ class RunScreen(Screen):
 
     def action_scroll_detail(self, lines: int) -> None:
         self.query_one(DetailView).scroll_by(lines)
+
+    def action_expand(self) -> None:
+        """Every table row, tree node, tool result and gold value whole in the detail, or folded again."""
+        self.query_one(DetailView).toggle_expanded()
 
     def action_search(self) -> None:
         def done(query: str | None) -> None:
@@ -539,7 +549,7 @@ class RunScreen(Screen):
 
     def action_compare(self) -> None:
         from sessions.store import list_run_meta
-        from n2f_tui.widgets.style import run_label, settings_line
+        from n2f_tui.widgets.style import run_label
 
         if self.app.refuses_in_blind("comparison"):  # type: ignore[attr-defined]
             return
@@ -548,7 +558,7 @@ class RunScreen(Screen):
         if not others:
             self.notify("no other run of the same engine to compare with", severity="warning")
             return
-        choices = [(m["id"], f"{run_label(m)}  {m.get('model')}  {settings_line(m.get('settings', {}))}") for m in others]
+        choices = [(m["id"], f"{run_label(m)}  {m.get('model')}  {describe_run(m).text}") for m in others]
 
         def chosen(other: str | None) -> None:
             if other:

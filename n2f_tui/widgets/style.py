@@ -103,9 +103,3 @@ def run_label(meta: dict[str, Any]) -> str:
     if meta.get("name"):
         return str(meta["name"])
     return "run" if FROZEN else str(meta.get("id", "?"))
-
-
-def settings_line(settings: dict[str, Any], defaults: dict[str, Any] | None = None) -> str:
-    """Settings that differ from the defaults (all when defaults are unknown), as k=v."""
-    pairs = [f"{k}={v}" for k, v in settings.items() if defaults is None or defaults.get(k) != v]
-    return " ".join(pairs) or "defaults"
