@@ -14,7 +14,6 @@ import hashlib
 import itertools
 import platform
 import random
-import sys
 from dataclasses import dataclass
 from importlib import metadata
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
@@ -294,33 +293,32 @@ def rescore(ref: str) -> tuple[RunStore, dict[str, int]]:
     return store, changed
 
 
-def _lean_tag(tag: Mapping[str, Any]) -> Tag:
-    """A stored tag without its evidence; its strings interned, one copy per distinct code and label."""
-    code = sys.intern(str(tag["code"]))
-    return Tag(code=code, label=sys.intern(str(tag.get("label", code))), source=sys.intern(str(tag.get("source", "auto"))))
-
-
 def load_results(store: RunStore) -> RunResults:
-    """The run as its engine's report sees it, built while reading the log record by record.
+    """The run as its engine's report sees it.
 
-    Reports group by ``item.meta``, name items by id and count tags; they never read an
-    item's inputs or gold, a step's trace or a tag's evidence. The results here carry
-    only what reports read, so a 100,000-item report does not hold 180 MB of prompts and
-    every record's trace at once; replies and tool results only for an engine whose report
-    reads them (``report_reads_outputs``).
+    Reports group by ``item.meta``, name items by id and count tags by code; they never
+    read an item's inputs or gold, a step's trace or a tag's evidence. So the results
+    come from the index's summaries (status, scores, tag codes) and brief items, and the
+    full records are read only for an engine whose report reads replies or tool results
+    (``report_reads_outputs``): a 100,000-item dedc report parses no record at all. Tags
+    are shared per code and labelled from the taxonomy, as the reports' tables are.
     """
     engine, settings = run_settings(store)
     items = store.brief_items()
-    results = {
-        index: ItemResult(
-            item=items[index],
-            status=record.get("status", "error"),
-            scores=record.get("scores", {}),
-            tags=[_lean_tag(t) for t in record.get("tags", [])],
-            outputs=list(record.get("outputs", [])) if engine.report_reads_outputs else [],
-        )
-        for index, record in store.iter_results()
-    }
+    shared: dict[str, Tag] = {t.code: Tag(code=t.code, label=t.label) for t in engine.taxonomy()}
+
+    def result(index: int, entry: Mapping[str, Any], codes: Sequence[str], outputs: list[str]) -> ItemResult:
+        tags = [shared.get(code) or shared.setdefault(code, Tag(code=code, label=code)) for code in codes]
+        return ItemResult(item=items[index], status=entry.get("status", "error"), scores=entry.get("scores", {}),
+                          tags=tags, outputs=outputs)
+
+    if engine.report_reads_outputs:
+        results = {index: result(index, record, [str(t["code"]) for t in record.get("tags", [])],
+                                 list(record.get("outputs", [])))
+                   for index, record in store.iter_results()}
+    else:
+        results = {index: result(index, summary, summary.get("tags", []), [])
+                   for index, summary in store.summaries().items()}
     return RunResults(name=store.label, model=store.meta.get("model", ""), settings=settings,
                       results=[results[i] for i in sorted(results)])
 
