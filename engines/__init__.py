@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import importlib
 
-from engines.core import Engine, SettingsError
+from engines.contract import Engine
+from engines.core import SettingsError
 
 ENGINE_NAMES = ("dedc", "logic", "robogrid", "rgp", "compost")
 

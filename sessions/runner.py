@@ -13,7 +13,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from engines.core import Engine, Item, Verdict
+from engines.contract import Engine
+from engines.core import Item, Verdict
 from sessions.backends.base import Backend, BackendError, CallRequest, Completion
 from sessions.files import now_iso
 from sessions.results_log import finish_reasons

@@ -248,7 +248,7 @@ def test_worked_examples_use_the_items_own_grammar():
         for example in item.inputs["examples"]:
             assert not isinstance(parse_code(example["program"], grammar), ParseFailure)
             assert nesting_depth(parse_code(example["program"], grammar)) <= 3
-        prompt = ENGINE.next_step(item, None, []).messages[0].content
+        prompt = ENGINE.next_step(item, RobogridSettings(), []).messages[0].content
         assert "Here are 5 worked examples" in prompt and "Example 5:" in prompt
 
 

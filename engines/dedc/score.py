@@ -21,11 +21,13 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
-from engines.core import LENIENT, STRICT, DataError, Item, Report, RunResults, Table, TagType, Verdict, settings_to_json
+from engines.core import LENIENT, DataError, Item, Report, RunResults, Table, TagType, Verdict, settings_to_json
+from engines.dedc.settings import DedcSettings
 from engines.dedc.parse import Call, ParseFailure, Parsed, Term, parse_answer, parse_term
 from engines.dedc.tags import build_graph, naming, tag, tag_errors
 from engines.reporting import accuracy_by, scored, status_counts, tag_table, wilson_interval
 
+DEFAULT_SETTINGS = DedcSettings()
 MAX_EXPR = 20_000  # characters of a substituted expression before we give up on it
 MAX_VARIANTS = 64
 MAX_DEPTH = 200  # nesting of a substituted expression (gold answers have 4)
@@ -124,8 +126,9 @@ def gold_expansions(answer: str, names: str = "opaque") -> set[str]:
     return set(_gold(answer, names, ())[2])
 
 
-def item_names(item: Item, settings: Any = None) -> str:
-    names = item.meta.get("names") or getattr(settings, "names", None) or "opaque"
+def item_names(item: Item, settings: DedcSettings = DEFAULT_SETTINGS) -> str:
+    """The naming of the item's primitives: the item's own (official files), else the run's."""
+    names = item.meta.get("names") or settings.names or "opaque"
     return names if names in ("opaque", "anomalous", "cross") else "opaque"
 
 
@@ -160,12 +163,13 @@ def check(parsed: Parsed, item: Item, names: str) -> Check:
 # --------------------------------------------------------------------- verdict
 
 
-def score_item(item: Item, outputs: Sequence[str], settings: Any = None, with_views: bool = True) -> Verdict:
+def score_item(item: Item, outputs: Sequence[str], settings: DedcSettings = DEFAULT_SETTINGS,
+               with_views: bool = True) -> Verdict:
     from engines.dedc import views
 
     names = item_names(item, settings)
     text = outputs[0] if outputs else ""
-    parsed = parse_answer(text, strict=getattr(settings, "extract", STRICT) != LENIENT)
+    parsed = parse_answer(text, strict=settings.extract != LENIENT)
     lenient = parse_answer(text) if isinstance(parsed, ParseFailure) else None
     gold_parsed, gold_graph, exps, _ = _gold(str(item.gold.get("answer", "")), names,
                                                tuple(item.gold.get("accepted") or ()))
@@ -199,17 +203,9 @@ _GAP_LABEL = {"0": "0% gap", "100": "100% gap", "base": "base gap"}
 _NAMES_LABEL = {"anomalous": "Anomalous", "cross": "Cross", "opaque": "opaque names"}
 
 
-def effective_settings(settings: Any) -> dict[str, Any]:
-    """The settings that define a condition; an official file's name stands for its knobs."""
-    if settings is None:
-        return {}
-    if isinstance(settings, Mapping):
-        data = dict(settings)
-    else:
-        try:
-            data = settings_to_json(settings)
-        except TypeError:
-            data = dict(vars(settings))
+def effective_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings (as stored) that define a condition; an official file's name stands for its knobs."""
+    data = dict(settings)
     dataset = str(data.get("dataset") or "")
     if dataset:
         stem = dataset.replace("\\", "/").rsplit("/", 1)[-1]
@@ -263,13 +259,13 @@ def aggregate(run: RunResults, against: Sequence[RunResults], taxonomy: Sequence
                     [[n, ok, _r2(100 * ok / n) if n else 0.0, _r2(100 * lo), _r2(100 * hi)]])]
 
     # conditions of this model: settings without `primitives` -> {False: P_dc run, True: P_c run}
-    mine = effective_settings(run.settings)
+    mine = effective_settings(settings_to_json(run.settings))
     conditions: dict[tuple, dict[bool, RunResults]] = {}
     keys: dict[tuple, dict[str, Any]] = {}
     for r in [run, *against]:
         if r is not run and r.model != run.model:
             continue
-        s = effective_settings(r.settings)
+        s = effective_settings(settings_to_json(r.settings))
         key_map = {k: v for k, v in s.items() if k != "primitives"}
         key = tuple(sorted((k, repr(v)) for k, v in key_map.items()))
         keys[key] = key_map

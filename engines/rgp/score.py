@@ -32,6 +32,7 @@ from engines.rgp.parse import extract_program, syntax_problem
 from engines.rgp.settings import SETTING_LABELS, RgpSettings
 from engines.rgp.tags import PROFILES, execution_tags, profile, profile_tag, tag
 
+DEFAULT_SETTINGS = RgpSettings()
 LS, LZ = 40, 320  # u(k + k^2) and d(k + k^2)
 PER_ERROR = K + K * K  # N + M: the cost of one wrong sample
 
@@ -121,11 +122,10 @@ def _scores(errors: int, est: Estimate) -> dict[str, float]:
             "C": round(compositionality(length), 4)}
 
 
-def score_item(item: Item, outputs: Sequence[str], settings: RgpSettings | None = None,
+def score_item(item: Item, outputs: Sequence[str], settings: RgpSettings = DEFAULT_SETTINGS,
                with_views: bool = True) -> Verdict:
     from engines.rgp import views
 
-    settings = settings or RgpSettings()
     samples = [(s["input"], s["output"]) for s in item.inputs["samples"]]
     extraction = extract_program(outputs[0] if outputs else "")
     program = extraction.program
