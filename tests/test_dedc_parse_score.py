@@ -13,11 +13,12 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from engines.core import Item, SettingsError
 from engines.dedc import ENGINE
-from engines.dedc.parse import Call, ParseFailure, Parsed, parse_answer
+from engines.dedc.parse import Call, Parsed, parse_answer
 from engines.dedc.primitives import NAME_MAPPINGS
 from engines.dedc.prompts import DEFAULT_TEMPLATE
 from engines.dedc.score import gold_expansions
 from engines.dedc.settings import DedcSettings
+from engines.parsing import ParseFailure
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "dedc"
 FILES = sorted(DATA.glob("*.full.jsonl"))

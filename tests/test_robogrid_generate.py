@@ -9,6 +9,7 @@ import re
 import pytest
 
 from engines.core import SettingsError, parse_settings
+from engines.parsing import ParseFailure
 from engines.robogrid import ENGINE
 from engines.robogrid.instructions import instructions
 from engines.robogrid.nodes import (
@@ -28,7 +29,7 @@ from engines.robogrid.nodes import (
     statement_count,
     walk,
 )
-from engines.robogrid.parse import ParseFailure, parse_code
+from engines.robogrid.parse import parse_code
 from engines.robogrid.programs import ITERATION_BUDGET, Shape, sample_program, statement_budget
 from engines.robogrid.score import item_gold, item_grammar
 from engines.robogrid.settings import RobogridSettings

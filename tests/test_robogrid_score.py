@@ -8,12 +8,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from engines.core import ItemResult, RunResults, SimOptions, parse_settings
+from engines.parsing import ParseFailure
 from engines.robogrid import ENGINE
 from engines.robogrid.generate import make_item
 from engines.robogrid.grammars import grammar_for
 from engines.robogrid.lexicon import alien_lexicon, natural_lexicon
 from engines.robogrid.nodes import Arith, Grab, Holding, If, Loop, Move, Num, Program, Turn
-from engines.robogrid.parse import MAX_CHARS, ParseFailure, Parsed, parse_reply
+from engines.robogrid.parse import MAX_CHARS, Parsed, parse_reply
 from engines.robogrid.settings import RobogridSettings
 from engines.robogrid.tags import CODES
 from engines.robogrid.world import State

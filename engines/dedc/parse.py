@@ -36,10 +36,11 @@ Never raises on any input (fuzz-tested).
 
 from __future__ import annotations
 
-import bisect
 import re
 from dataclasses import dataclass
 from typing import Union
+
+from engines.parsing import ParseFailure, Positions, shorten
 
 MAX_DEPTH = 40  # nesting limit of calls inside one right-hand side
 
@@ -93,17 +94,6 @@ class Parsed:
         return not self.removed
 
 
-@dataclass(frozen=True)
-class ParseFailure:
-    message: str
-    line: int
-    column: int
-    context: str  # the offending line and a caret under the column
-
-    def describe(self) -> str:
-        return f"line {self.line}, column {self.column}: {self.message}"
-
-
 # ------------------------------------------------------------------------ tokens
 
 _TOKEN = re.compile(
@@ -130,7 +120,7 @@ class _Fail(Exception):
 
 
 class _Scanner:
-    __slots__ = ("text", "kinds", "values", "starts", "n", "noise", "line_starts")
+    __slots__ = ("text", "kinds", "values", "starts", "n", "noise", "positions")
 
     def __init__(self, text: str):
         self.text = text
@@ -148,29 +138,20 @@ class _Scanner:
             starts.append(m.start())
         self.kinds, self.values, self.starts, self.noise = kinds, values, starts, noise
         self.n = len(kinds)
-        self.line_starts: list[int] | None = None
+        self.positions: Positions | None = None
 
     # positions -----------------------------------------------------------------
 
     def pos(self, i: int) -> int:
         return self.starts[i] if i < self.n else len(self.text)
 
-    def line_col(self, offset: int) -> tuple[int, int]:
-        if self.line_starts is None:
-            self.line_starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
-        line = bisect.bisect_right(self.line_starts, offset)
-        return line, offset - self.line_starts[line - 1] + 1
+    def where(self) -> Positions:
+        if self.positions is None:
+            self.positions = Positions(self.text)
+        return self.positions
 
-    def context(self, offset: int) -> str:
-        line, col = self.line_col(offset)
-        assert self.line_starts is not None
-        start = self.line_starts[line - 1]
-        end = self.text.find("\n", start)
-        text = self.text[start:] if end < 0 else self.text[start:end]
-        if len(text) > 120:  # keep the caret visible on long lines
-            lo = max(0, col - 60)
-            text, col = text[lo:lo + 120], col - lo
-        return f"{text}\n{' ' * (col - 1)}^"
+    def failure(self, offset: int, message: str) -> ParseFailure:
+        return self.where().failure(offset, message)
 
     # grammar -------------------------------------------------------------------
 
@@ -267,7 +248,7 @@ def parse_answer(text: str, strict: bool = False) -> Parsed | ParseFailure:
                 k += 1
             i = k
             continue
-        line, col = s.line_col(s.pos(i))
+        line, col = s.where().line_col(s.pos(i))
         end = s.skip(k, newlines=False)
         if end < n and kinds[end] == _SEMI:
             end += 1
@@ -284,25 +265,22 @@ def parse_answer(text: str, strict: bool = False) -> Parsed | ParseFailure:
         chosen = found
     if failures:
         fail = failures[0][1]
-        line, col = s.line_col(fail.pos)
-        return ParseFailure(fail.message, line, col, s.context(fail.pos))
+        return s.failure(fail.pos, fail.message)
     if not chosen:
         # point at the first visible character (or 1:1 for an empty reply)
         first = next((k for k in range(n) if kinds[k] not in (_WS, _NL)), None)
         offset = s.pos(first) if first is not None else 0
-        line, col = s.line_col(offset)
         what = "the reply is empty" if first is None and not s.noise else \
             "no assignment 'target := primitive (arguments)' found"
         if "=" in values:
             what += " (the answer language assigns with ':=', not '=')"
-        return ParseFailure(what, line, col, s.context(offset))
+        return s.failure(offset, what)
     covered = [(a, b) for _, _, a, b in chosen]
     if strict:
         stray = _stray(s, covered)
         if stray is not None:
-            line, col = s.line_col(stray)
-            return ParseFailure("text outside the assignments (the whole reply is the answer; only code fences "
-                                "and backticks are removed)", line, col, s.context(stray))
+            return s.failure(stray, "text outside the assignments (the whole reply is the answer; only code "
+                                    "fences and backticks are removed)")
     return Parsed(tuple(f[1] for f in chosen), _removed(s, covered))
 
 
@@ -338,12 +316,8 @@ def _removed(s: _Scanner, covered: list[tuple[int, int]]) -> tuple[str, ...]:
             piece.append(values[t])
     if piece:
         pieces.append("".join(piece).strip())
-    out = [_short(p) for p in pieces if p.strip(" ;")]
+    out = [shorten(p) for p in pieces if p.strip(" ;")]
     if s.noise:
         marks = sorted({"`" if s.text[p] == "`" else "*" for p in s.noise})
         out.append("markdown " + " ".join(marks))
     return tuple(out)
-
-
-def _short(text: str, limit: int = 60) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."

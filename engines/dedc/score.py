@@ -23,8 +23,9 @@ from typing import Any, Mapping, Sequence
 
 from engines.core import LENIENT, DataError, Item, Report, RunResults, Table, TagType, Verdict, settings_to_json
 from engines.dedc.settings import DedcSettings
-from engines.dedc.parse import Call, ParseFailure, Parsed, Term, parse_answer, parse_term
+from engines.dedc.parse import Call, Parsed, Term, parse_answer, parse_term
 from engines.dedc.tags import build_graph, naming, tag, tag_errors
+from engines.parsing import ParseFailure
 from engines.reporting import accuracy_by, scored, status_counts, tag_table, wilson_interval
 
 DEFAULT_SETTINGS = DedcSettings()

@@ -30,10 +30,12 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from engines.core import Item, SettingsError, SimOptions
-from engines.dedc.parse import ParseFailure, parse_answer
+from engines.dedc.parse import parse_answer
 from engines.dedc.primitives import BY_NAME, PRIMITIVES
 from engines.dedc.score import check, gold_dag, item_names
 from engines.dedc.tags import ERROR_CODES, Graph, naming
+from engines.parsing import ParseFailure
+from engines.wrapping import wrap as wrap_answer
 
 SIM_CODES = ERROR_CODES + ("unparseable", "format_violation")
 WRAP_RATE = 0.1
@@ -385,18 +387,14 @@ _PROSE_BEFORE = ("Here is the answer:", "Answer:", "Sure! The reasoning expressi
 _PROSE_AFTER = ("This gives the final result.", "Hope this helps!", "Each step applies one primitive.")
 
 
+_FENCED = ("```\n{text}\n```", "```plaintext\n{text}\n```")  # what the authors' clean-up removes
+_IN_PROSE = ("{before}\n{text}", "{before}\n{text}\n{after}")  # what their checker fails
+
+
 def wrap(text: str, rng: random.Random, prose: bool = False) -> str:
-    """A code fence around the answer (what the authors' clean-up removes), or with ``prose``
-    sentences around it (what their checker fails)."""
-    style = rng.randrange(4)
-    style = style % 2 + 2 if prose else style % 2
-    if style == 0:
-        return f"```\n{text}\n```"
-    if style == 1:
-        return f"```plaintext\n{text}\n```"
-    if style == 2:
-        return f"{rng.choice(_PROSE_BEFORE)}\n{text}"
-    return f"{rng.choice(_PROSE_BEFORE)}\n{text}\n{rng.choice(_PROSE_AFTER)}"
+    """A code fence around the answer, or with ``prose`` sentences around it."""
+    shape = (_IN_PROSE if prose else _FENCED)[rng.randrange(4) % 2]
+    return wrap_answer(text, rng, shape, _PROSE_BEFORE, _PROSE_AFTER)
 
 
 def unparseable(text: str, rng: random.Random) -> str:

@@ -41,8 +41,9 @@ from typing import Sequence
 from engines.core import Tag, TagType
 from engines.dedc.parse import Assignment, Call, Term, term_text
 from engines.dedc.primitives import BY_NAME, COMMUTATIVE, NAME_MAPPINGS
+from engines.taxonomy import Taxonomy, format_violation, unparseable
 
-TAXONOMY: tuple[TagType, ...] = (
+TAXONOMY = Taxonomy((
     TagType("primitive_confusion", "Primitive confusion",
             "The correct input parameters but an incorrect primitive name in an expression.",
             "symbolic system"),
@@ -63,11 +64,10 @@ TAXONOMY: tuple[TagType, ...] = (
             "The expressions do not mean what the question means: the output graph differs from the gold "
             "graph (incorrect antecedents, confused ordering, changed arguments).",
             "understanding"),
-    TagType("unparseable", "Unparseable", "No assignment expressions could be read from the reply.", "format"),
-    TagType("format_violation", "Format violation",
-            "Text beyond the bare answer (code fences, prose, an 'Answer:' prefix) had to be removed.", "format"),
-)
-LABELS = {t.code: t.label for t in TAXONOMY}
+    unparseable("No assignment expressions could be read from the reply.", "format"),
+    format_violation("Text beyond the bare answer (code fences, prose, an 'Answer:' prefix) had to be removed.", "format"),
+))
+LABELS = TAXONOMY.labels
 ERROR_CODES = tuple(t.code for t in TAXONOMY[:6])
 
 LITERAL = re.compile(r"(?:all|attr_\d+|item_\d+|-?\d+(?:\.\d+)?)\Z")
@@ -75,8 +75,7 @@ _VAR_TYPE = re.compile(r"(view|value|row|column|col)(?:_?\d+)?\Z")
 _SLOT_TYPES = {"view": "view", "value": "value", "row": "row", "column": "column", "col": "column"}
 
 
-def tag(code: str, evidence: str) -> Tag:
-    return Tag(code=code, label=LABELS.get(code, code), evidence=evidence, source="auto")
+tag = TAXONOMY.tag
 
 
 # --------------------------------------------------------------------- naming

@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from engines.core import Item, View
-from engines.dedc.parse import ParseFailure, Parsed, term_text
+from engines.dedc.parse import Parsed, term_text
 from engines.dedc.tags import Graph, describe_arg
+from engines.parsing import ParseFailure
 
 MAX_TREE_NODES = 200
 

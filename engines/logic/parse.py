@@ -67,6 +67,7 @@ from engines.logic.formula import (
     junction,
     walk,
 )
+from engines.parsing import ParseFailure, failure_at, shorten
 
 MAX_CHARS = 20_000  # a candidate formula longer than this is refused unparsed
 MEMO_CHARS = 5_000_000  # remembered parses, counted in characters of text, before forgetting all
@@ -163,21 +164,10 @@ def _parser() -> lark.Lark:
 # ------------------------------------------------------------------------ results
 
 
-@dataclass(frozen=True)
-class ParseError:
-    message: str
-    line: int
-    column: int
-    context: str  # the offending line and a caret under the column
-
-    def describe(self) -> str:
-        return f"line {self.line}, column {self.column}: {self.message}"
-
-
 class FormulaSyntaxError(ValueError):
     """A text that must be a formula (a gold answer) is not one."""
 
-    def __init__(self, error: ParseError):
+    def __init__(self, error: ParseFailure):
         super().__init__(error.describe())
         self.error = error
 
@@ -299,7 +289,7 @@ def parse_formula(text: str) -> Formula:
         return _strict(text.strip())
     except _Failure as fail:
         lead = len(text) - len(text.lstrip())
-        raise FormulaSyntaxError(_error(text, fail.message, fail.offset + lead)) from None
+        raise FormulaSyntaxError(failure_at(text, fail.offset + lead, fail.message)) from None
 
 
 # --------------------------------------------------------------------- extraction
@@ -315,7 +305,7 @@ class _Span:
     end: int
 
 
-def read_formula(reply: str, known: frozenset[str] = frozenset(), lenient: bool = False) -> Reading | ParseError:
+def read_formula(reply: str, known: frozenset[str] = frozenset(), lenient: bool = False) -> Reading | ParseFailure:
     """The formula a reply gives, or where and why the reply is not a formula.
 
     ``known`` (the vocabulary's names) decides what counts as a formula rather than a word:
@@ -328,7 +318,7 @@ def read_formula(reply: str, known: frozenset[str] = frozenset(), lenient: bool 
     stripped = text.strip()
     whole = _Span(len(text) - len(text.lstrip()), len(text) - len(text.lstrip()) + len(stripped))
     if not stripped:
-        return _error(text, "the reply is empty", 0)
+        return failure_at(text, 0, "the reply is empty")
     try:
         formula = _strict(stripped)
         if _answer_like(formula, known):
@@ -341,7 +331,7 @@ def read_formula(reply: str, known: frozenset[str] = frozenset(), lenient: bool 
         if found is not None:
             return found
     fail, base = primary
-    return _error(text, fail.message, base + fail.offset)
+    return failure_at(text, base + fail.offset, fail.message)
 
 
 def _set_off(text: str, known: frozenset[str]) -> Reading | None:
@@ -422,26 +412,8 @@ def _trim(text: str, start: int, end: int) -> _Span:
 
 
 def _reading(text: str, formula: Formula, span: _Span) -> Reading:
-    removed = tuple(p for p in (_short(text[:span.start].strip()), _short(text[span.end:].strip())) if p)
+    removed = tuple(p for p in (shorten(text[:span.start].strip(), collapse_spaces=True),
+                               shorten(text[span.end:].strip(), collapse_spaces=True)) if p)
     if removed == (".",):
         removed = ()
     return Reading(formula, text[span.start:span.end], removed)
-
-
-def _short(text: str, limit: int = 60) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _error(text: str, message: str, offset: int) -> ParseError:
-    offset = max(0, min(offset, len(text)))
-    line = text.count("\n", 0, offset) + 1
-    line_start = text.rfind("\n", 0, offset) + 1
-    column = offset - line_start + 1
-    line_end = text.find("\n", offset)
-    shown = text[line_start:] if line_end < 0 else text[line_start:line_end]
-    caret = column
-    if len(shown) > 120:  # keep the caret visible on long lines
-        lo = max(0, column - 60)
-        shown, caret = shown[lo:lo + 120], column - lo
-    return ParseError(message, line, column, f"{shown}\n{' ' * (caret - 1)}^")

@@ -26,12 +26,13 @@ from typing import Any, Sequence
 
 from engines.core import LENIENT, Chart, DataError, Item, ItemResult, Report, RunResults, Table, TagType, Verdict
 from engines.logic.formula import IFF, Arrow, Atom, Equal, Formula, map_atoms, walk
-from engines.logic.parse import FormulaSyntaxError, ParseError, Reading, parse_formula, read_formula
+from engines.logic.parse import FormulaSyntaxError, Reading, parse_formula, read_formula
 from engines.logic.settings import LogicSettings
 from engines.logic.solver import EQUIVALENT, NOT_EQUIVALENT, UNKNOWN, Outcome, check_equivalence
 from engines.logic.tags import copied_formula, error_tags, extra_operators, tag
 from engines.logic.truth import Agreement, agreement
 from engines.logic.vocabulary import Vocabulary, vocabulary_of
+from engines.parsing import ParseFailure
 from engines.reporting import scored, tag_table, wilson_interval
 
 DEFAULT_SETTINGS = LogicSettings()
@@ -66,7 +67,7 @@ class Judgement:
     original: Formula
     description: str
     reply: str
-    reading: Reading | ParseError
+    reading: Reading | ParseFailure
     outcome: Outcome | None
     agreement: Agreement | None
     identical: bool = False  # the round trip parsed to the original formula itself

@@ -65,6 +65,7 @@ from engines.logic.score import gold_formula, item_vocabulary
 from engines.logic.tags import ERROR_CODES
 from engines.logic.truth import TableOf
 from engines.logic.vocabulary import ENGLISH, Vocabulary
+from engines.wrapping import wrap as wrap_answer
 
 SIM_CODES = ERROR_CODES + ("unparseable", "format_violation")
 FOL_ONLY = frozenset(("arity_error", "argument_error", "quantifier_error"))
@@ -338,15 +339,12 @@ _AFTER = ("This formula captures the description.", "Each part corresponds to on
           "Hope this helps!")
 
 
+_SHAPES = ("```\n{text}\n```", "{before}\n```logic\n{text}\n```", "{before}\n\n{text}", "{before}\n{text}\n{after}")
+
+
 def wrap(text: str, rng: random.Random) -> str:
-    style = rng.randrange(4)
-    if style == 0:
-        return f"```\n{text}\n```"
-    if style == 1:
-        return f"{rng.choice(_BEFORE)}\n```logic\n{text}\n```"
-    if style == 2:
-        return f"{rng.choice(_BEFORE)}\n\n{text}"
-    return f"{rng.choice(_BEFORE)}\n{text}\n{rng.choice(_AFTER)}"
+    """The formula in a fence, after a lead-in, or between prose lines."""
+    return wrap_answer(text, rng, _SHAPES[rng.randrange(len(_SHAPES))], _BEFORE, _AFTER)
 
 
 def garbage(text: str, rng: random.Random) -> str:

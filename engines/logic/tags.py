@@ -68,8 +68,9 @@ from engines.logic.formula import (
 )
 from engines.logic.render import show
 from engines.logic.vocabulary import Vocabulary
+from engines.taxonomy import Taxonomy, format_violation, unparseable
 
-TAXONOMY: tuple[TagType, ...] = (
+TAXONOMY = Taxonomy((
     TagType("symbol_hallucination", "Symbol hallucination",
             "A symbol that is not in the vocabulary, or another vocabulary symbol in place of the original one.",
             "symbols"),
@@ -95,11 +96,10 @@ TAXONOMY: tuple[TagType, ...] = (
             "variable left free.", "quantifiers"),
     TagType("copied_formula", "Copied formula",
             "The description (step 1) copies the formula verbatim instead of describing it.", "description"),
-    TagType("unparseable", "Unparseable", "No formula could be read from the step-2 reply.", "format"),
-    TagType("format_violation", "Format violation",
-            "Text around the formula (prose, a code fence, markup) had to be removed.", "format"),
-)
-LABELS = {t.code: t.label for t in TAXONOMY}
+    unparseable("No formula could be read from the step-2 reply.", "format"),
+    format_violation("Text around the formula (prose, a code fence, markup) had to be removed.", "format"),
+))
+LABELS = TAXONOMY.labels
 ORDER = {t.code: i for i, t in enumerate(TAXONOMY)}
 ERROR_CODES = tuple(t.code for t in TAXONOMY[:11])
 MAX_EVIDENCE = 3
@@ -107,8 +107,7 @@ MAX_DESCRIPTION = 50_000  # characters of a description searched for a copied fo
 _SYMBOL = {AND: "∧", OR: "∨", FORALL: "∀", EXISTS: "∃"}
 
 
-def tag(code: str, evidence: str) -> Tag:
-    return Tag(code=code, label=LABELS.get(code, code), evidence=evidence, source="auto")
+tag = TAXONOMY.tag
 
 
 @dataclass

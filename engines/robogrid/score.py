@@ -22,10 +22,11 @@ from collections import Counter
 from typing import Any, Sequence
 
 from engines.core import LENIENT, Chart, DataError, Item, ItemResult, Report, RunResults, Table, Tag, TagType, Verdict
+from engines.parsing import ParseFailure
 from engines.robogrid.grammars import Grammar, grammar_for
 from engines.robogrid.lexicon import Lexicon
 from engines.robogrid.nodes import Program
-from engines.robogrid.parse import ParseFailure, parse_code, parse_reply, parse_verdict
+from engines.robogrid.parse import parse_code, parse_reply, parse_verdict
 from engines.robogrid.settings import RobogridSettings
 from engines.robogrid.tags import drift_tags, judge_tags, syntax_tags, tag
 from engines.robogrid.world import State, execute
