@@ -12,8 +12,9 @@ import pytest
 
 from n2f_tui.cli import rate_text
 from stub_openai import running_stub
+from official_data import DATA_ROOT
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "dedc"
+DATA = DATA_ROOT / "dedc"
 
 
 def n2f(*args: str, check: bool = True, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -182,7 +183,7 @@ def test_unwritable_data_dir_is_a_clear_error(tmp_path, monkeypatch):
     assert_clear_error(n2f("run", "dedc", "-n", "1", check=False), 2, "not writable")
 
 
-@pytest.mark.skipif(not DATA.is_dir(), reason="official DEDC data not beside the checkout")
+@pytest.mark.needs_data
 def test_official_dataset_runs_through_the_cli():
     report = json.loads(n2f("run", "dedc", "-s", f"dataset={DATA / '4_to_4_shot3_cross.jsonl'}", "-m", "oracle",
                             "--json", "-q").stdout)

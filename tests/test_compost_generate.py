@@ -8,7 +8,6 @@ import json
 import random
 import re
 from collections import Counter, defaultdict
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
@@ -23,8 +22,6 @@ from engines.compost.lexicon import (DBO, DBR, INDUSTRY, NATIONALITY, RDF_TYPE, 
 from engines.compost.patterns import CENTRE, node, sub_patterns
 from engines.compost.settings import CompostSettings
 from sessions.sparql import sparql
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 @pytest.mark.parametrize("depth,breadth,count", [(2, 2, 10), (3, 2, 21), (2, 3, 29), (3, 3, 72)])

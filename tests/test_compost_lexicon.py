@@ -16,8 +16,9 @@ from engines.compost.lexicon import (ADJECTIVES, COUNTRY, DBO, DBP, DBR, INDUSTR
 from engines.compost.settings import CompostSettings
 from engines.core import DataError
 from sessions.sparql import sparql
+from official_data import DATA_ROOT
 
-LEXICON = Path(__file__).resolve().parents[2] / "shared" / "data" / "compost" / "lexicon"
+LEXICON = DATA_ROOT / "compost" / "lexicon"
 
 
 @pytest.fixture(scope="module")
@@ -63,6 +64,7 @@ def test_unreadable_lexica_are_data_errors(tmp_path):
         load_lemon(tmp_path)
 
 
+@pytest.mark.needs_data
 def test_the_whole_released_lexicon_imports(lemon, imported):
     # 602 NounPPFrame files: a few carry two senses, and "TV show with" says the show is the object
     assert len(lemon.readings) == 625
@@ -80,17 +82,20 @@ def _only(path: str, tmp_path: Path):
     return read_lemon(tmp_path)
 
 
+@pytest.mark.needs_data
 def test_an_object_side_noun_pp_frame(tmp_path):
     found = _only("nouns/NounPPFrame-lexicon-alma-mater-of_381.ttl", tmp_path)
     assert found.readings == [LemonReading(DBO + "almaMater", "obj", Reading("alma mater", "of"),
                                            DBO + "Person", DBO + "EducationalInstitution")]
 
 
+@pytest.mark.needs_data
 def test_a_subject_side_noun_pp_frame_in_the_other_file_style(tmp_path):
     found = _only("nouns/comp/dbp-nounppframe-song-43451.ttl", tmp_path)  # prefixed names, no language tags
     assert found.readings == [LemonReading(DBO + "album", "subj", Reading("song", "on"), DBO + "Song", DBO + "Album")]
 
 
+@pytest.mark.needs_data
 def test_class_nouns_and_adjectives(tmp_path):
     found = _only("nouns/NounPredicateFrame-lexicon-academic_conference_287.ttl", tmp_path)
     assert found.class_nouns == {DBO + "AcademicConference": ["academic conference"]} and not found.readings
@@ -101,6 +106,7 @@ def test_class_nouns_and_adjectives(tmp_path):
     assert lexicon.type_phrase(DBO + "AcademicConference") == "an academic conference"
 
 
+@pytest.mark.needs_data
 def test_both_readings_of_imported_properties(imported):
     # both sides imported: "the album of X" / "the song on X"
     assert imported.by_prop[DBO + "album"] == [Entry(DBO + "album", Reading("album", "of"), Reading("song", "on"))]
@@ -115,6 +121,7 @@ def test_both_readings_of_imported_properties(imported):
     assert Entry(DBP + "starring", Reading("actor", "of"), Reading("movie", "with")) in starring
 
 
+@pytest.mark.needs_data
 def test_default_tables_are_the_lemon_choices_for_what_the_graph_has(imported):
     assert TYPES and all(imported.types[c] == words for c, words in TYPES.items())
     shared = [k for k in ADJECTIVES if k in imported.adjectives]
@@ -142,6 +149,7 @@ def test_industry_phrases(label, expected):
     assert industry_phrase(label) == f"in the {expected} industry"
 
 
+@pytest.mark.needs_data
 def test_a_run_with_the_released_lexicon_has_answers_and_uses_its_properties():
     items = build_items(CompostSettings(bases=3, lexicon=str(LEXICON)), seed=1)
     base = default_lexicon().props

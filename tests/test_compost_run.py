@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from engines import engine_names
+from official_data import DATA_ROOT
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "compost"
+DATA = DATA_ROOT / "compost"
 
 
 def n2f(*args: str) -> dict:
@@ -55,6 +55,7 @@ def test_the_simulator_makes_tagged_mistakes_and_the_run_finishes():
     assert {"wrong_property", "inverted_direction", "unparseable"} <= set(report["tags"])
 
 
+@pytest.mark.needs_data
 def test_official_items_replay_the_released_outputs_structurally():
     csv_file = next((DATA / "results").glob("hard__*.csv"))
     report = n2f("run", "compost", "-m", f"replay:{csv_file}", "--json", "-q",
@@ -65,6 +66,7 @@ def test_official_items_replay_the_released_outputs_structurally():
     assert any("structurally" in note for note in report["notes"])
 
 
+@pytest.mark.needs_data
 def test_official_oracle_on_the_test_split():
     report = n2f("run", "compost", "-m", "oracle", "--json", "-q",
                  "-s", f"dataset={DATA / 'compositionality_subgraph_medium.json'}", "-s", "split=test")

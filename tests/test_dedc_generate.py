@@ -17,14 +17,14 @@ from engines.dedc.graphs import SIGNATURES, filled_dags, primitive_demo_dags, sc
 from engines.dedc.primitives import NAME_MAPPINGS, meanings_by_symbol
 from engines.dedc.questions import ordinal
 from engines.dedc.settings import DedcSettings
+from official_data import DATA_ROOT
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "dedc"
+DATA = DATA_ROOT / "dedc"
 SETTINGS_NAMES = [
     "", "_show_primitive", "_no_sys_gap", "_no_sys_gap_show_primitive", "_complete_sys_gap",
     "_complete_sys_gap_show_primitive", "_anom", "_anom_show_primitive", "_cross", "_cross_show_primitive",
 ]
 OFFICIAL = [DATA / f"4_to_4_shot3{s}.jsonl" for s in SETTINGS_NAMES]
-needs_data = pytest.mark.skipif(not (DATA / "4_to_4_shot3.jsonl").is_file(), reason="official DEDC data not present")
 
 
 @pytest.fixture(autouse=True)
@@ -230,6 +230,7 @@ def test_primitive_demos():
             assert shared.setdefault(name, demo) == demo  # one primitive sample per build
 
 
+@pytest.mark.needs_data
 def test_primitive_demo_wording_matches_official():
     if not (DATA / "4_to_4_shot3_show_primitive.jsonl").is_file():
         pytest.skip("official data not present")
@@ -274,7 +275,7 @@ def test_determinism():
 # --------------------------------------------------------------- fidelity to data
 
 
-@needs_data
+@pytest.mark.needs_data
 def test_scheme_order_and_patterns_match_official():
     rows = read_jsonl(DATA / "4_to_4_shot3.full.jsonl")
     items = build(0)
@@ -286,7 +287,7 @@ def test_scheme_order_and_patterns_match_official():
         assert norm(it.gold["answer"]) == norm(row["output_steps"]), it.id
 
 
-@needs_data
+@pytest.mark.needs_data
 def test_every_official_demo_pattern_is_generated():
     samples = {(s.dag.shape, s.dag.prims): s for s in gen._instances(0, 1)}
     for path, names in ((DATA / "4_to_4_shot3.full.jsonl", "opaque"), (DATA / "4_to_4_shot3_cross.full.jsonl", "cross")):
@@ -297,7 +298,7 @@ def test_every_official_demo_pattern_is_generated():
                 assert norm(s.answer(names)) == norm(d["output_steps"])
 
 
-@needs_data
+@pytest.mark.needs_data
 @pytest.mark.parametrize("path", OFFICIAL, ids=lambda p: p.stem)
 def test_load_official(path):
     plain_rows = read_jsonl(path)
@@ -325,7 +326,7 @@ def test_load_official(path):
     assert gaps == expected
 
 
-@needs_data
+@pytest.mark.needs_data
 def test_load_plain_without_companion(tmp_path):
     src = DATA / "4_to_4_shot3_cross_show_primitive.jsonl"
     lone = tmp_path / src.name

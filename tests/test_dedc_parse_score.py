@@ -19,10 +19,11 @@ from engines.dedc.prompts import DEFAULT_TEMPLATE
 from engines.dedc.score import gold_expansions
 from engines.dedc.settings import DedcSettings
 from engines.parsing import ParseFailure
+from official_data import DATA_ROOT
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "dedc"
+DATA = DATA_ROOT / "dedc"
 FILES = sorted(DATA.glob("*.full.jsonl"))
-pytestmark = pytest.mark.skipif(not FILES, reason="official DEDC data not available")
+pytestmark = pytest.mark.needs_data
 
 
 @pytest.fixture(autouse=True)
