@@ -24,7 +24,8 @@ from typing import Any, Mapping, Sequence
 from engines.core import LENIENT, DataError, Item, Report, RunResults, Table, TagType, Verdict, settings_to_json
 from engines.dedc.settings import DedcSettings
 from engines.dedc.parse import Call, Parsed, Term, parse_answer, parse_term
-from engines.dedc.tags import build_graph, naming, tag, tag_errors
+from engines.dedc.graph import build_graph, naming
+from engines.dedc.tags import tag, tag_errors
 from engines.parsing import ParseFailure
 from engines.reporting import accuracy_by, scored, status_counts, tag_table, wilson_interval
 
@@ -172,13 +173,13 @@ def score_item(item: Item, outputs: Sequence[str], settings: DedcSettings = DEFA
     text = outputs[0] if outputs else ""
     parsed = parse_answer(text, strict=settings.extract != LENIENT)
     lenient = parse_answer(text) if isinstance(parsed, ParseFailure) else None
-    gold_parsed, gold_graph, exps, _ = _gold(str(item.gold.get("answer", "")), names,
+    _, gold_graph, exps, _ = _gold(str(item.gold.get("answer", "")), names,
                                                tuple(item.gold.get("accepted") or ()))
     if isinstance(parsed, ParseFailure):
         tags = [tag("unparseable", parsed.describe() + ("" if outputs else " (no output)"))]
         if isinstance(lenient, Parsed) and lenient.removed:  # assignments among prose: say so, though not read
             tags.append(tag("format_violation", "removed: " + " | ".join(lenient.removed[:4])))
-        vs = views.unparseable_views(item, text, parsed, gold_parsed, gold_graph, exps[0]) if with_views else []
+        vs = views.unparseable_views(text, parsed, gold_graph, exps[0]) if with_views else []
         return Verdict("unparseable", {"correct": 0.0}, tags, vs)
     result = check(parsed, item, names)
     tags = []
@@ -194,7 +195,7 @@ def score_item(item: Item, outputs: Sequence[str], settings: DedcSettings = DEFA
     if with_views:
         if graph is None:
             graph = build_graph(parsed.assignments, names)
-        vs = views.verdict_views(status, parsed, graph, gold_parsed, gold_graph, result, names)
+        vs = views.verdict_views(status, parsed, graph, gold_graph, result, names)
     return Verdict(status, {"correct": 1.0 if result.correct else 0.0}, tags, vs)
 
 

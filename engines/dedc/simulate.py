@@ -26,14 +26,15 @@ function of the item, the options and ``rng_seed``.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
-from typing import Callable
+from dataclasses import dataclass
+from typing import Callable, Union
 
 from engines.core import Item, SettingsError, SimOptions
+from engines.dedc.graph import Arg, Graph, Literal, Ref, Undefined, distinctive, naming
 from engines.dedc.parse import parse_answer
 from engines.dedc.primitives import BY_NAME, PRIMITIVES
 from engines.dedc.score import check, gold_dag, item_names
-from engines.dedc.tags import ERROR_CODES, Graph, naming
+from engines.dedc.tags import ERROR_CODES
 from engines.parsing import ParseFailure
 from engines.wrapping import wrap as wrap_answer
 
@@ -43,12 +44,22 @@ _PREFIX = {"view": "view", "value": "value", "row": "row", "column": "column"}
 _FAKE = ("f10", "f11", "f12", "avg", "min", "mean", "argmin", "filter_eq", "max_k", "lookup")
 
 
+@dataclass(frozen=True)
+class Variable:
+    """A variable name written as it is: one the answer does not define (variable misuse)."""
+
+    name: str
+
+
+SimArg = Union[Literal, Ref, Variable]
+
+
 @dataclass
 class SNode:
     id: int
     symbol: str
     meaning: str | None
-    args: list[tuple]  # ("lit", text) | ("ref", id) | ("var", raw variable text)
+    args: list[SimArg]
     prefix: str  # variable prefix (by output type)
     target: str | None = None  # explicit target name (variable misuse)
 
@@ -56,16 +67,15 @@ class SNode:
 @dataclass
 class SGraph:
     nodes: dict[int, SNode]
-    result: tuple
+    result: SimArg
     names: str
     next_id: int = 0
-    extra_vars: list[str] = field(default_factory=list)
 
     def copy(self) -> "SGraph":
         return SGraph({i: SNode(n.id, n.symbol, n.meaning, list(n.args), n.prefix, n.target)
                        for i, n in self.nodes.items()}, self.result, self.names, self.next_id)
 
-    def add(self, symbol: str, meaning: str | None, args: list[tuple], prefix: str) -> SNode:
+    def add(self, symbol: str, meaning: str | None, args: list[SimArg], prefix: str) -> SNode:
         node = SNode(self.next_id, symbol, meaning, args, prefix)
         self.nodes[node.id] = node
         self.next_id += 1
@@ -74,8 +84,8 @@ class SGraph:
     def consumers(self, i: int) -> list[tuple[int | None, int]]:
         """(consumer id or None for result, slot) pairs that reference node ``i``."""
         uses: list[tuple[int | None, int]] = [(n.id, k) for n in self.nodes.values()
-                                               for k, a in enumerate(n.args) if a == ("ref", i)]
-        if self.result == ("ref", i):
+                                               for k, a in enumerate(n.args) if a == Ref(i)]
+        if self.result == Ref(i):
             uses.append((None, 0))
         return uses
 
@@ -89,14 +99,19 @@ class SGraph:
             if k in seen:
                 continue
             seen.add(k)
-            stack.extend(a[1] for a in self.nodes[k].args if a[0] == "ref")
+            stack.extend(a.node for a in self.nodes[k].args if isinstance(a, Ref))
         return False
 
-    def replace_refs(self, old: int, new: tuple) -> None:
+    def replace_refs(self, old: int, new: SimArg) -> None:
         for n in self.nodes.values():
-            n.args = [new if a == ("ref", old) else a for a in n.args]
-        if self.result == ("ref", old):
+            n.args = [new if a == Ref(old) else a for a in n.args]
+        if self.result == Ref(old):
             self.result = new
+
+
+def _is_view(g: SGraph, arg: SimArg) -> bool:
+    """The whole table (``all``) or a node producing a view."""
+    return arg == Literal("all") or (isinstance(arg, Ref) and g.nodes[arg.node].prefix == "view")
 
 
 def _out_type(meaning: str | None, fallback: str) -> str:
@@ -106,18 +121,21 @@ def _out_type(meaning: str | None, fallback: str) -> str:
 def from_graph(graph: Graph) -> SGraph:
     nodes: dict[int, SNode] = {}
     for n in graph.nodes:
-        args = [a if a[0] != "undef" else ("var", a[1]) for a in n.args]
         prefix = _out_type(n.meaning, (n.var.rsplit("_", 1)[0] or "value") if n.var else "value")
-        nodes[n.index] = SNode(n.index, n.symbol, n.meaning, [tuple(a[:2]) for a in args], prefix)
-    result = graph.result if graph.result is not None else ("lit", "all")
-    return SGraph(nodes, tuple(result[:2]), graph.names, len(graph.nodes))
+        nodes[n.index] = SNode(n.index, n.symbol, n.meaning, [_sim_arg(a) for a in n.args], prefix)
+    return SGraph(nodes, _sim_arg(graph.result if graph.result is not None else Literal("all")), graph.names,
+                  len(graph.nodes))
+
+
+def _sim_arg(arg: Arg) -> SimArg:
+    return Variable(arg.name) if isinstance(arg, Undefined) else arg
 
 
 # --------------------------------------------------------------------- render
 
 
 def topo_order(g: SGraph, rng: random.Random | None) -> list[int]:
-    deps = {i: {a[1] for a in n.args if a[0] == "ref"} for i, n in g.nodes.items()}
+    deps = {i: {a.node for a in n.args if isinstance(a, Ref)} for i, n in g.nodes.items()}
     done: set[int] = set()
     order: list[int] = []
     pending = sorted(g.nodes)
@@ -149,8 +167,8 @@ def render(g: SGraph, rng: random.Random | None = None, shuffle_order: bool = Fa
         name[i] = f"{p}_{numbers[p][used.get(p, 0)]}"
         used[p] = used.get(p, 0) + 1
 
-    def arg(a: tuple) -> str:
-        return name[a[1]] if a[0] == "ref" else a[1]
+    def arg(a: SimArg) -> str:
+        return name[a.node] if isinstance(a, Ref) else a.text if isinstance(a, Literal) else a.name
 
     steps = []
     for i in order:
@@ -177,14 +195,14 @@ def _attr(rng: random.Random, avoid: set[str]) -> str:
 
 
 def _literals(g: SGraph) -> set[str]:
-    return {a[1] for n in g.nodes.values() for a in n.args if a[0] == "lit"}
+    return {a.text for n in g.nodes.values() for a in n.args if isinstance(a, Literal)}
 
 
 def inject_confusion(g: SGraph, rng: random.Random) -> bool:
     nm = naming(g.names)
     cands = [n for n in g.nodes.values() if n.meaning and len(n.args) >= 2]
     rng.shuffle(cands)
-    cands.sort(key=lambda n: -sum(1 for a in n.args if a[0] == "lit" and a[1] != "all"))
+    cands.sort(key=lambda n: -sum(1 for a in n.args if distinctive(a) is not None))
     for n in cands:
         others = [p.name for p in PRIMITIVES if p.name != n.meaning and len(p.inputs) == len(n.args)]
         if not others:
@@ -205,9 +223,9 @@ def inject_fiction(g: SGraph, rng: random.Random) -> bool:
             pairs = []
             for y in g.nodes.values():
                 for k, a in enumerate(y.args):
-                    if a[0] != "ref":
+                    if not isinstance(a, Ref):
                         continue
-                    x = g.nodes[a[1]]
+                    x = g.nodes[a.node]
                     if len(x.args) >= 2 and g.consumers(x.id) == [(y.id, k)]:
                         pairs.append((y, k, x))
             if not pairs:
@@ -227,7 +245,7 @@ def inject_fiction(g: SGraph, rng: random.Random) -> bool:
         if len(n.args) >= 2 and rng.random() < 0.5:
             n.args = n.args[:-1]
         else:
-            n.args = n.args + [("lit", _attr(rng, _literals(g)))]
+            n.args = n.args + [Literal(_attr(rng, _literals(g)))]
         return True
     return False
 
@@ -261,16 +279,15 @@ def inject_variable_misuse(g: SGraph, rng: random.Random) -> bool:
                 continue
             user, slot, w = rng.choice(options)
             if user is None:
-                g.result = ("ref", w)
+                g.result = Ref(w)
             else:
-                g.nodes[user].args[slot] = ("ref", w)
+                g.nodes[user].args[slot] = Ref(w)
             return True
-        refs = [(n, k) for n in g.nodes.values() for k, a in enumerate(n.args) if a[0] == "ref"]
+        refs = [(n, a.node, k) for n in g.nodes.values() for k, a in enumerate(n.args) if isinstance(a, Ref)]
         if not refs:
             continue
-        n, k = rng.choice(refs)
-        prefix = g.nodes[n.args[k][1]].prefix
-        n.args[k] = ("var", f"{prefix}_{len(g.nodes) + rng.randint(1, 5)}")
+        n, target, k = rng.choice(refs)
+        n.args[k] = Variable(f"{g.nodes[target].prefix}_{len(g.nodes) + rng.randint(1, 5)}")
         return True
     return False
 
@@ -281,37 +298,36 @@ def inject_redundancy(g: SGraph, rng: random.Random) -> bool:
     if kth and rng.random() < 0.5:
         n = rng.choice(kth)
         row = g.add(nm.symbol["kth_argmax"], "kth_argmax", list(n.args), "row")
-        n.symbol, n.meaning, n.args = nm.symbol["hop"], "hop", [("ref", row.id), n.args[1]]
+        n.symbol, n.meaning, n.args = nm.symbol["hop"], "hop", [Ref(row.id), n.args[1]]
         return True
     slots = []
     for n in g.nodes.values():
         if not n.meaning:
             continue
         for k, (a, want) in enumerate(zip(n.args, BY_NAME[n.meaning].inputs)):
-            if want == "view" and (a == ("lit", "all") or (a[0] == "ref" and g.nodes[a[1]].prefix == "view")):
+            if want == "view" and _is_view(g, a):
                 slots.append((n, k))
     if not slots:
         return False
     n, k = rng.choice(slots)
     meaning = rng.choice(["filter_gt", "top_k"])
     extra = g.add(nm.symbol[meaning], meaning,
-                  [n.args[k], ("lit", _attr(rng, _literals(g))), ("lit", _numbers_literal(rng))], "view")
-    n.args[k] = ("ref", extra.id)
+                  [n.args[k], Literal(_attr(rng, _literals(g))), Literal(_numbers_literal(rng))], "view")
+    n.args[k] = Ref(extra.id)
     return True
 
 
 def inject_omission(g: SGraph, rng: random.Random) -> bool:
-    result_id = g.result[1] if g.result[0] == "ref" else None
+    result_id = g.result.node if isinstance(g.result, Ref) else None
     scoped, chained, leaves = [], [], []
     for x in g.nodes.values():
         uses = g.consumers(x.id)
         if not uses:
             continue
-        if x.prefix == "view" and x.args and (x.args[0] == ("lit", "all") or
-                                              (x.args[0][0] == "ref" and g.nodes[x.args[0][1]].prefix == "view")):
-            if x.id != result_id or x.args[0][0] == "ref":
+        if x.prefix == "view" and x.args and _is_view(g, x.args[0]):
+            if x.id != result_id or isinstance(x.args[0], Ref):
                 scoped.append(x)
-        elif any(a[0] == "ref" for a in x.args):
+        elif any(isinstance(a, Ref) for a in x.args):
             chained.append(x)
         elif x.id != result_id:
             leaves.append(x)
@@ -322,10 +338,10 @@ def inject_omission(g: SGraph, rng: random.Random) -> bool:
         if pool is scoped:
             new = x.args[0]
         elif pool is chained:
-            new = next(a for a in x.args if a[0] == "ref")
+            new = next(a for a in x.args if isinstance(a, Ref))
         else:
-            new = {"view": ("lit", "all"), "column": ("lit", _attr(rng, _literals(g))),
-                   "row": ("lit", f"item_{rng.randint(1, 1000)}")}.get(x.prefix, ("lit", _numbers_literal(rng)))
+            new = {"view": Literal("all"), "column": Literal(_attr(rng, _literals(g))),
+                   "row": Literal(f"item_{rng.randint(1, 1000)}")}.get(x.prefix, Literal(_numbers_literal(rng)))
         del g.nodes[x.id]
         g.replace_refs(x.id, new)
         return True
@@ -335,29 +351,28 @@ def inject_omission(g: SGraph, rng: random.Random) -> bool:
 def inject_incorrect_meaning(g: SGraph, rng: random.Random) -> bool:
     swaps = []
     for y in g.nodes.values():
-        if y.prefix != "view" or not y.args or y.args[0][0] != "ref":
+        first = y.args[0] if y.args else None
+        if y.prefix != "view" or not isinstance(first, Ref):
             continue
-        x = g.nodes[y.args[0][1]]
-        if x.prefix == "view" and x.args and g.consumers(x.id) == [(y.id, 0)] and \
-                (x.args[0] == ("lit", "all") or (x.args[0][0] == "ref" and g.nodes[x.args[0][1]].prefix == "view")):
+        x = g.nodes[first.node]
+        if x.prefix == "view" and x.args and g.consumers(x.id) == [(y.id, 0)] and _is_view(g, x.args[0]):
             swaps.append((x, y))
     if swaps and rng.random() < 0.5:
         x, y = rng.choice(swaps)
         below = x.args[0]
         users = g.consumers(y.id)
         y.args[0] = below
-        x.args[0] = ("ref", y.id)
+        x.args[0] = Ref(y.id)
         for user, slot in users:
             if user is None:
-                g.result = ("ref", x.id)
+                g.result = Ref(x.id)
             else:
-                g.nodes[user].args[slot] = ("ref", x.id)
+                g.nodes[user].args[slot] = Ref(x.id)
         return True
-    lits = [(n, k) for n in g.nodes.values() for k, a in enumerate(n.args) if a[0] == "lit" and a[1] != "all"]
+    lits = [(n, k, text) for n in g.nodes.values() for k, a in enumerate(n.args) if (text := distinctive(a))]
     if not lits:
         return False
-    n, k = rng.choice(lits)
-    old = n.args[k][1]
+    n, k, old = rng.choice(lits)
     if old.startswith("attr_"):
         new = _attr(rng, {old})
     elif old.lstrip("-").isdigit():
@@ -366,7 +381,7 @@ def inject_incorrect_meaning(g: SGraph, rng: random.Random) -> bool:
             new = str(max(1, int(old) + rng.choice([-1, 1]) * rng.randint(1, 50)))
     else:
         new = old + "0"
-    n.args[k] = ("lit", new)
+    n.args[k] = Literal(new)
     return True
 
 
