@@ -199,7 +199,7 @@ def _literals(g: SGraph) -> set[str]:
 
 
 def inject_confusion(g: SGraph, rng: random.Random) -> bool:
-    nm = naming(g.names)
+    symbols = naming(g.names)
     cands = [n for n in g.nodes.values() if n.meaning and len(n.args) >= 2]
     rng.shuffle(cands)
     cands.sort(key=lambda n: -sum(1 for a in n.args if distinctive(a) is not None))
@@ -208,14 +208,14 @@ def inject_confusion(g: SGraph, rng: random.Random) -> bool:
         if not others:
             continue
         new = rng.choice(others)
-        n.meaning, n.symbol = new, nm.symbol[new]
+        n.meaning, n.symbol = new, symbols.symbol[new]
         n.prefix = _out_type(new, n.prefix)
         return True
     return False
 
 
 def inject_fiction(g: SGraph, rng: random.Random) -> bool:
-    nm = naming(g.names)
+    symbols = naming(g.names)
     ways = ["merge", "unknown", "arity"]
     rng.shuffle(ways)
     for way in ways:
@@ -237,7 +237,7 @@ def inject_fiction(g: SGraph, rng: random.Random) -> bool:
                 return True
             return False
         if way == "unknown":
-            fakes = [f for f in _FAKE if f not in nm.meaning]
+            fakes = [f for f in _FAKE if f not in symbols.meaning]
             n = rng.choice(list(g.nodes.values()))
             n.symbol, n.meaning = rng.choice(fakes), None
             return True
@@ -293,12 +293,12 @@ def inject_variable_misuse(g: SGraph, rng: random.Random) -> bool:
 
 
 def inject_redundancy(g: SGraph, rng: random.Random) -> bool:
-    nm = naming(g.names)
+    symbols = naming(g.names)
     kth = [n for n in g.nodes.values() if n.meaning == "kth_max" and len(n.args) == 3]
     if kth and rng.random() < 0.5:
         n = rng.choice(kth)
-        row = g.add(nm.symbol["kth_argmax"], "kth_argmax", list(n.args), "row")
-        n.symbol, n.meaning, n.args = nm.symbol["hop"], "hop", [Ref(row.id), n.args[1]]
+        row = g.add(symbols.symbol["kth_argmax"], "kth_argmax", list(n.args), "row")
+        n.symbol, n.meaning, n.args = symbols.symbol["hop"], "hop", [Ref(row.id), n.args[1]]
         return True
     slots = []
     for n in g.nodes.values():
@@ -311,7 +311,7 @@ def inject_redundancy(g: SGraph, rng: random.Random) -> bool:
         return False
     n, k = rng.choice(slots)
     meaning = rng.choice(["filter_gt", "top_k"])
-    extra = g.add(nm.symbol[meaning], meaning,
+    extra = g.add(symbols.symbol[meaning], meaning,
                   [n.args[k], Literal(_attr(rng, _literals(g))), Literal(_numbers_literal(rng))], "view")
     n.args[k] = Ref(extra.id)
     return True
