@@ -13,8 +13,8 @@ section 3.2): its rdf:type ("that is a politician": the class noun), its dbo:cou
 or dbo:nationality ("that is German": the country's adjective) and its dbo:industry
 ("that works in the software industry": the industry's label, no lexicon entry).
 
-Lemon lexica (Turtle files as released with CompoST) are read by a small reader of the
-Turtle subset those files use; see ``load_lemon``.
+Lemon lexica (Turtle files as released with CompoST) are read with pyoxigraph's Turtle
+parser; see ``load_lemon``.
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
+
+import pyoxigraph
 
 from engines.core import DataError
 
@@ -260,106 +262,37 @@ def default_lexicon() -> Lexicon:
     return Lexicon(_ENTRIES, TYPES, ADJECTIVES)
 
 
-# ------------------------------------------------------------------- Turtle subset
+# ------------------------------------------------------------------- Turtle
 
-class Literal(str):
-    """A Turtle literal's lexical form (the lexicon needs neither language tag nor datatype)."""
-
-
-_TOKEN = re.compile(
-    r'(?P<space>\s+|#[^\n]*)'  # a comment starts at "#" outside IRIs and literals, which are matched first
-    r'|(?P<iri><[^>]*>)'
-    r'|(?P<lit>"(?:[^"\\\n]|\\.)*")(?:@[\w-]+|\^\^(?:<[^>]*>|[\w-]*:[\w.-]*))?'
-    r'|(?P<punct>[;,.\[\]])'
-    r'|(?P<word>@?[\w-]*:(?:[\w./-]*[\w/-])?|@?[\w-]+)')
+# The released files write prefixed names with "/" in them (``:welsh-/-english_231_155``),
+# which Turtle allows only escaped; outside IRIs and strings such a name is escaped before
+# parsing (the file then reads as its authors meant it).
+_SLASHED_NAME = re.compile(r'<[^>]*>|"(?:[^"\\\n]|\\.)*"|(?<![\w:])((?:[A-Za-z][\w-]*)?:[\w.-]*/[\w./-]*)')
 
 
 class TurtleError(DataError):
-    """A Lemon file uses Turtle the reader does not cover (collections, long strings...)."""
+    """A Lemon file is not Turtle, even read leniently."""
 
 
-class _Turtle:
-    """Reader of the Turtle the Lemon files are written in: prefixes, ``a``, ``;`` and ``,`` lists,
-    ``[ ... ]`` blank nodes and literals. Not a general Turtle parser (no collections, no long strings);
-    lenient where the released files are not valid Turtle (``/`` inside a prefixed name)."""
+def _escape_slashes(text: str) -> str:
+    return _SLASHED_NAME.sub(lambda m: m.group(1).replace("/", "\\/") if m.group(1) else m.group(0), text)
 
-    def __init__(self, text: str):
-        self.tokens: list[tuple[str, str]] = []
-        pos = 0
-        while pos < len(text):
-            m = _TOKEN.match(text, pos)
-            if not m:
-                raise TurtleError(f"unexpected {text[pos:pos + 20]!r} at offset {pos}")
-            if m.lastgroup != "space":  # every alternative is a named group; a literal's tag is outside "lit"
-                self.tokens.append((m.lastgroup, m.group(m.lastgroup)))
-            pos = m.end()
-        self.pos = 0
-        self.prefixes: dict[str, str] = {}
-        self.triples: list[tuple[str, str, str]] = []
-        self.blanks = 0
 
-    def peek(self) -> str:
-        return self.tokens[self.pos][1] if self.pos < len(self.tokens) else ""
-
-    def take(self, expected: str | None = None) -> tuple[str, str]:
-        if self.pos >= len(self.tokens):
-            raise TurtleError("unexpected end of file")
-        token = self.tokens[self.pos]
-        if expected is not None and token[1] != expected:
-            raise TurtleError(f"expected {expected!r}, found {token[1]!r}")
-        self.pos += 1
-        return token
-
-    def read(self) -> list[tuple[str, str, str]]:
-        while self.pos < len(self.tokens):
-            word = self.peek()
-            if word in ("@prefix", "@base"):
-                self.take()
-                name = self.take()[1] if word == "@prefix" else ""
-                iri = self.take()[1][1:-1]
-                if word == "@prefix":
-                    self.prefixes[name[:-1]] = iri
-            else:
-                self.predicates(self.term())
-            self.take(".")
-        return self.triples
-
-    def term(self) -> str:
-        kind, value = self.take()
-        if kind == "iri":
-            return value[1:-1]
-        if kind == "lit":
-            return Literal(value[1:-1].encode("utf-8").decode("unicode_escape") if "\\" in value else value[1:-1])
-        if value == "[":
-            self.blanks += 1
-            node = f"_:b{self.blanks}"
-            if self.peek() != "]":
-                self.predicates(node)
-            self.take("]")
-            return node
-        if value == "a":
-            return RDF_TYPE
-        if kind == "word" and ":" in value:
-            prefix, local = value.split(":", 1)
-            return self.prefixes.get(prefix, prefix + ":") + local
-        raise TurtleError(f"unexpected {value!r}")
-
-    def predicates(self, subject: str) -> None:
-        while True:
-            predicate = self.term()
-            self.triples.append((subject, predicate, self.term()))
-            while self.peek() == ",":
-                self.take()
-                self.triples.append((subject, predicate, self.term()))
-            while self.peek() == ";":
-                self.take()
-            if self.peek() in (".", "]", ""):
-                return
+def _value(term: pyoxigraph.NamedNode | pyoxigraph.BlankNode | pyoxigraph.Literal) -> str:
+    return f"_:{term.value}" if isinstance(term, pyoxigraph.BlankNode) else term.value
 
 
 def turtle_triples(text: str) -> list[tuple[str, str, str]]:
-    """The triples of a Turtle document in the subset the Lemon files use (see ``_Turtle``)."""
-    return _Turtle(text).read()
+    """The triples of a Turtle document as (subject, predicate, object) strings: IRIs, ``_:`` blank
+    nodes and literals' lexical forms (the lexicon needs neither language tag nor datatype).
+
+    Read by pyoxigraph in lenient mode, after escaping the "/" the released files put in
+    prefixed names."""
+    try:
+        return [(_value(t.subject), t.predicate.value, _value(t.object))
+                for t in pyoxigraph.parse(_escape_slashes(text), format=pyoxigraph.RdfFormat.TURTLE, lenient=True)]
+    except SyntaxError as exc:
+        raise TurtleError(str(exc)) from None
 
 
 # ------------------------------------------------------------------- Lemon import
