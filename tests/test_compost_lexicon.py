@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from engines.compost.generate import build_items
+from engines.compost.lemon import LemonReading, TurtleError, load_lemon, read_lemon, turtle_triples
 from engines.compost.lexicon import (ADJECTIVES, COUNTRY, DBO, DBP, DBR, INDUSTRY, NATIONALITY, RDF_TYPE, TYPES,
-                                     Entry, LemonReading, Reading, TurtleError, article, default_lexicon,
-                                     industry_phrase, load_lemon, read_lemon, turtle_triples)
+                                     Entry, Reading, article, default_lexicon, industry_phrase)
 from engines.compost.settings import CompostSettings
 from engines.core import DataError
 from sessions.sparql import sparql

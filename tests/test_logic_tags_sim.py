@@ -9,7 +9,8 @@ from engines.logic import ENGINE
 from engines.logic.parse import parse_formula
 from engines.logic.settings import LogicSettings
 from engines.logic.simulate import FOL_ONLY, SIM_CODES
-from engines.logic.tags import TAXONOMY, copied_formula, error_tags, extra_operators, normal_form
+from engines.logic.normal import normal_form
+from engines.logic.tags import TAXONOMY, copied_formula, error_tags, extra_operators
 from engines.logic.vocabulary import first_order, propositional
 
 PROP, FOL, ENGLISH = propositional(3), first_order("symbolic"), first_order("english")
