@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from engines.logic import parse
 from engines.logic.formula import AND, EXISTS, FORALL, OR, Atom, Equal, Formula, Not, Quant, junction
-from engines.logic.parse import FormulaSyntaxError, Reading, parse_formula, read_formula
+from engines.logic.parse import FormulaSyntaxError, parse_formula
+from engines.logic.reading import Reading, read_formula
 from engines.logic.render import NOTATIONS, show, render
 from engines.parsing import ParseFailure
 

@@ -26,156 +26,21 @@ function of the item, the options and ``rng_seed``.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
-from typing import Callable, Union
+from typing import Callable
 
 from engines.core import Item, SettingsError, SimOptions
-from engines.dedc.graph import Arg, Graph, Literal, Ref, Undefined, distinctive, naming
+from engines.dedc.graph import Literal, Ref, distinctive, naming
 from engines.dedc.parse import parse_answer
 from engines.dedc.primitives import BY_NAME, PRIMITIVES
 from engines.dedc.score import check, gold_dag, item_names
+from engines.dedc.sim_graph import PREFIX, SGraph, Variable, from_graph, is_view, out_type, render
 from engines.dedc.tags import ERROR_CODES
 from engines.parsing import ParseFailure
 from engines.wrapping import wrap as wrap_answer
 
 SIM_CODES = ERROR_CODES + ("unparseable", "format_violation")
 WRAP_RATE = 0.1
-_PREFIX = {"view": "view", "value": "value", "row": "row", "column": "column"}
 _FAKE = ("f10", "f11", "f12", "avg", "min", "mean", "argmin", "filter_eq", "max_k", "lookup")
-
-
-@dataclass(frozen=True)
-class Variable:
-    """A variable name written as it is: one the answer does not define (variable misuse)."""
-
-    name: str
-
-
-SimArg = Union[Literal, Ref, Variable]
-
-
-@dataclass
-class SNode:
-    id: int
-    symbol: str
-    meaning: str | None
-    args: list[SimArg]
-    prefix: str  # variable prefix (by output type)
-    target: str | None = None  # explicit target name (variable misuse)
-
-
-@dataclass
-class SGraph:
-    nodes: dict[int, SNode]
-    result: SimArg
-    names: str
-    next_id: int = 0
-
-    def copy(self) -> "SGraph":
-        return SGraph({i: SNode(n.id, n.symbol, n.meaning, list(n.args), n.prefix, n.target)
-                       for i, n in self.nodes.items()}, self.result, self.names, self.next_id)
-
-    def add(self, symbol: str, meaning: str | None, args: list[SimArg], prefix: str) -> SNode:
-        node = SNode(self.next_id, symbol, meaning, args, prefix)
-        self.nodes[node.id] = node
-        self.next_id += 1
-        return node
-
-    def consumers(self, i: int) -> list[tuple[int | None, int]]:
-        """(consumer id or None for result, slot) pairs that reference node ``i``."""
-        uses: list[tuple[int | None, int]] = [(n.id, k) for n in self.nodes.values()
-                                               for k, a in enumerate(n.args) if a == Ref(i)]
-        if self.result == Ref(i):
-            uses.append((None, 0))
-        return uses
-
-    def depends_on(self, i: int, j: int) -> bool:
-        """Does node ``i`` (transitively) use node ``j``?"""
-        stack, seen = [i], set()
-        while stack:
-            k = stack.pop()
-            if k == j:
-                return True
-            if k in seen:
-                continue
-            seen.add(k)
-            stack.extend(a.node for a in self.nodes[k].args if isinstance(a, Ref))
-        return False
-
-    def replace_refs(self, old: int, new: SimArg) -> None:
-        for n in self.nodes.values():
-            n.args = [new if a == Ref(old) else a for a in n.args]
-        if self.result == Ref(old):
-            self.result = new
-
-
-def _is_view(g: SGraph, arg: SimArg) -> bool:
-    """The whole table (``all``) or a node producing a view."""
-    return arg == Literal("all") or (isinstance(arg, Ref) and g.nodes[arg.node].prefix == "view")
-
-
-def _out_type(meaning: str | None, fallback: str) -> str:
-    return _PREFIX[BY_NAME[meaning].output] if meaning else fallback
-
-
-def from_graph(graph: Graph) -> SGraph:
-    nodes: dict[int, SNode] = {}
-    for n in graph.nodes:
-        prefix = _out_type(n.meaning, (n.var.rsplit("_", 1)[0] or "value") if n.var else "value")
-        nodes[n.index] = SNode(n.index, n.symbol, n.meaning, [_sim_arg(a) for a in n.args], prefix)
-    return SGraph(nodes, _sim_arg(graph.result if graph.result is not None else Literal("all")), graph.names,
-                  len(graph.nodes))
-
-
-def _sim_arg(arg: Arg) -> SimArg:
-    return Variable(arg.name) if isinstance(arg, Undefined) else arg
-
-
-# --------------------------------------------------------------------- render
-
-
-def topo_order(g: SGraph, rng: random.Random | None) -> list[int]:
-    deps = {i: {a.node for a in n.args if isinstance(a, Ref)} for i, n in g.nodes.items()}
-    done: set[int] = set()
-    order: list[int] = []
-    pending = sorted(g.nodes)
-    while pending:
-        ready = [i for i in pending if deps[i] <= done]
-        if not ready:  # a cycle cannot come from the injections; keep going deterministically
-            ready = pending[:1]
-        pick = ready[rng.randrange(len(ready))] if rng is not None else ready[0]
-        order.append(pick)
-        done.add(pick)
-        pending.remove(pick)
-    return order
-
-
-def render(g: SGraph, rng: random.Random | None = None, shuffle_order: bool = False,
-           shuffle_numbers: bool = False, newline: bool = False) -> str:
-    order = topo_order(g, rng if shuffle_order else None)
-    counts: dict[str, int] = {}
-    for i in order:
-        counts[g.nodes[i].prefix] = counts.get(g.nodes[i].prefix, 0) + 1
-    numbers: dict[str, list[int]] = {p: list(range(1, c + 1)) for p, c in counts.items()}
-    if shuffle_numbers and rng is not None:
-        for p in numbers:
-            rng.shuffle(numbers[p])
-    used: dict[str, int] = {}
-    name: dict[int, str] = {}
-    for i in order:
-        p = g.nodes[i].prefix
-        name[i] = f"{p}_{numbers[p][used.get(p, 0)]}"
-        used[p] = used.get(p, 0) + 1
-
-    def arg(a: SimArg) -> str:
-        return name[a.node] if isinstance(a, Ref) else a.text if isinstance(a, Literal) else a.name
-
-    steps = []
-    for i in order:
-        n = g.nodes[i]
-        steps.append(f"{n.target or name[i]} := {n.symbol} ({', '.join(arg(a) for a in n.args)});")
-    steps.append(f"result := {arg(g.result)};")
-    return ("\n" if newline else " ").join(steps)
 
 
 # ------------------------------------------------------------------ injections
@@ -209,7 +74,7 @@ def inject_confusion(g: SGraph, rng: random.Random) -> bool:
             continue
         new = rng.choice(others)
         n.meaning, n.symbol = new, symbols.symbol[new]
-        n.prefix = _out_type(new, n.prefix)
+        n.prefix = out_type(new, n.prefix)
         return True
     return False
 
@@ -259,7 +124,7 @@ def inject_variable_misuse(g: SGraph, rng: random.Random) -> bool:
             if not cands:
                 continue
             n = rng.choice(cands)
-            prefix = rng.choice([p for p in _PREFIX.values() if p != n.prefix])
+            prefix = rng.choice([p for p in PREFIX.values() if p != n.prefix])
             n.target = f"{prefix}_{len(g.nodes) + rng.randint(1, 5)}"
             return True
         if way == "wrong":
@@ -305,7 +170,7 @@ def inject_redundancy(g: SGraph, rng: random.Random) -> bool:
         if not n.meaning:
             continue
         for k, (a, want) in enumerate(zip(n.args, BY_NAME[n.meaning].inputs)):
-            if want == "view" and _is_view(g, a):
+            if want == "view" and is_view(g, a):
                 slots.append((n, k))
     if not slots:
         return False
@@ -324,7 +189,7 @@ def inject_omission(g: SGraph, rng: random.Random) -> bool:
         uses = g.consumers(x.id)
         if not uses:
             continue
-        if x.prefix == "view" and x.args and _is_view(g, x.args[0]):
+        if x.prefix == "view" and x.args and is_view(g, x.args[0]):
             if x.id != result_id or isinstance(x.args[0], Ref):
                 scoped.append(x)
         elif any(isinstance(a, Ref) for a in x.args):
@@ -355,7 +220,7 @@ def inject_incorrect_meaning(g: SGraph, rng: random.Random) -> bool:
         if y.prefix != "view" or not isinstance(first, Ref):
             continue
         x = g.nodes[first.node]
-        if x.prefix == "view" and x.args and g.consumers(x.id) == [(y.id, 0)] and _is_view(g, x.args[0]):
+        if x.prefix == "view" and x.args and g.consumers(x.id) == [(y.id, 0)] and is_view(g, x.args[0]):
             swaps.append((x, y))
     if swaps and rng.random() < 0.5:
         x, y = rng.choice(swaps)

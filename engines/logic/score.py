@@ -26,7 +26,8 @@ from typing import Any, Sequence
 
 from engines.core import LENIENT, Chart, DataError, Item, ItemResult, Report, RunResults, Table, TagType, Verdict
 from engines.logic.formula import IFF, Arrow, Atom, Equal, Formula, map_atoms, walk
-from engines.logic.parse import FormulaSyntaxError, Reading, parse_formula, read_formula
+from engines.logic.parse import FormulaSyntaxError, parse_formula
+from engines.logic.reading import Reading, read_formula
 from engines.logic.settings import LogicSettings
 from engines.logic.solver import EQUIVALENT, NOT_EQUIVALENT, UNKNOWN, Outcome, check_equivalence
 from engines.logic.tags import copied_formula, error_tags, extra_operators, tag

@@ -12,7 +12,7 @@ from typing import Any
 
 from engines.core import Verdict, View
 from engines.logic.formula import FORALL, Arrow, Atom, Equal, Formula, Junction, Not, Quant, children
-from engines.logic.parse import Reading
+from engines.logic.reading import Reading
 from engines.logic.render import show
 from engines.logic.score import Judgement
 from engines.logic.solver import EQUIVALENT, NOT_EQUIVALENT, UNKNOWN
