@@ -220,9 +220,8 @@ class Runner:
         item through its steps (model calls, tools), and one scorer that judges and
         records answered items one per loop turn. Scoring in the callers instead would
         put every caller's scoring between each yield of every other caller's HTTP
-        request: at ``-j 64`` a request then leaves only after a whole round of
-        scoring, replies bunch up, and 0.5 ms of CPU per item cost 15% of the
-        throughput against a 200 ms server (93% of ideal became 79%). The queue
+        request: at ``-j 64`` a request would leave only after a whole round of
+        scoring and replies would bunch up. The queue
         between them is bounded, so callers wait when scoring falls behind instead of
         piling up answers.
         """
