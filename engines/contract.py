@@ -17,7 +17,7 @@ from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Generic, Mapping, Protocol, Sequence, TypeVar
 
 from engines import replies
-from engines.core import LENIENT, STRICT, Item, Report, RunResults, SimOptions, Step, TagType, Verdict, View
+from engines.core import LENIENT, STRICT, Item, Message, Report, RunResults, SimOptions, Step, TagType, Verdict, View
 
 
 class ModelSettings(Protocol):
@@ -91,6 +91,12 @@ class Engine(ABC, Generic[S]):
     def model_params(self, settings: S) -> dict[str, Any]:
         """The sampling parameters every model step sends (recorded in the run for reproduction)."""
         return {"temperature": settings.temperature, "max_tokens": settings.max_tokens}
+
+    def model_step(self, name: str, prompt: str, settings: S, system: str = "") -> Step:
+        """The model step built from template ``name``: ``prompt`` as the user's message (after
+        ``system`` when given), with the run's sampling parameters."""
+        messages = ((Message("system", system),) if system else ()) + (Message("user", prompt),)
+        return Step(name=name, messages=messages, params=self.model_params(settings), template=name)
 
     def score(self, item: Item, outputs: Sequence[str], settings: S | None = None, with_views: bool = True,
               finish_reasons: Sequence[str] = (), templates: Mapping[str, str] | None = None) -> Verdict:

@@ -13,7 +13,7 @@ from typing import Mapping, Sequence
 from engines.compost import prompts
 from engines.compost.settings import CompostSettings
 from engines.contract import Engine
-from engines.core import Item, Message, Report, RunResults, SimOptions, Step, TagType, Verdict
+from engines.core import Item, Report, RunResults, SimOptions, Step, TagType, Verdict
 
 SPARQL_TOOL = "sparql"
 
@@ -42,9 +42,7 @@ class CompostEngine(Engine[CompostSettings]):
                   templates: Mapping[str, str] | None = None) -> Step | None:
         if not outputs:
             prompt = prompts.build_prompt(item, (templates or {}).get(prompts.QUERY))
-            return Step(name=prompts.QUERY, messages=(Message("system", prompts.SYSTEM), Message("user", prompt)),
-                        params=self.model_params(settings),
-                        template=prompts.QUERY)
+            return self.model_step(prompts.QUERY, prompt, settings, system=prompts.SYSTEM)
         if len(outputs) > 1:
             return None
         if item.meta.get("source") == "official" and not settings.endpoint:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 from engines.contract import Engine, with_extraction
-from engines.core import Item, Message, Report, RunResults, SimOptions, Step, TagType, Verdict
+from engines.core import Item, Report, RunResults, SimOptions, Step, TagType, Verdict
 from engines.dedc import prompts
 from engines.dedc.settings import DedcSettings
 
@@ -32,10 +32,8 @@ class DedcEngine(Engine[DedcSettings]):
                   templates: Mapping[str, str] | None = None) -> Step | None:
         if outputs:
             return None
-        template = (templates or {}).get(prompts.ANSWER)
-        prompt = prompts.build_prompt(item, template)
-        return Step(name=prompts.ANSWER, messages=(Message("user", prompt),), params=self.model_params(settings),
-                    template=prompts.ANSWER)
+        prompt = prompts.build_prompt(item, (templates or {}).get(prompts.ANSWER))
+        return self.model_step(prompts.ANSWER, prompt, settings)
 
     def judge(self, item: Item, outputs: Sequence[str], settings: DedcSettings, with_views: bool) -> Verdict:
         from engines.dedc.score import score_item

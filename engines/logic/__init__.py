@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 from engines.contract import Engine, with_extraction
-from engines.core import Item, Message, Report, RunResults, SimOptions, Step, TagType, Verdict
+from engines.core import Item, Report, RunResults, SimOptions, Step, TagType, Verdict
 from engines.logic import prompts
 from engines.logic.settings import LogicSettings
 
@@ -39,7 +39,7 @@ class LogicEngine(Engine[LogicSettings]):
         name = STEPS[len(outputs)]
         description = outputs[0] if outputs else ""
         text = prompts.build_prompt(name, item, (templates or {}).get(name), description)
-        return Step(name=name, messages=(Message("user", text),), params=self.model_params(settings), template=name)
+        return self.model_step(name, text, settings)
 
     def judge(self, item: Item, outputs: Sequence[str], settings: LogicSettings, with_views: bool) -> Verdict:
         from engines.logic.score import score_item

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 from engines.contract import Engine
-from engines.core import Item, Message, Report, RunResults, SimOptions, Step, TagType, Verdict
+from engines.core import Item, Report, RunResults, SimOptions, Step, TagType, Verdict
 from engines.rgp import prompts
 from engines.rgp.grids import K, U
 from engines.rgp.parse import extract_program, syntax_problem
@@ -46,8 +46,7 @@ class RgpEngine(Engine[RgpSettings]):
         """Step 1 asks for the program; step 2 runs it on the 16 inputs, if it is Python at all."""
         if not outputs:
             prompt = prompts.build_prompt(item, (templates or {}).get(prompts.PROGRAM))
-            return Step(name=prompts.PROGRAM, messages=(Message("user", prompt),), params=self.model_params(settings),
-                        template=prompts.PROGRAM)
+            return self.model_step(prompts.PROGRAM, prompt, settings)
         if len(outputs) > 1:
             return None
         program = extract_program(outputs[0]).program

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 from engines.contract import Engine, with_extraction
-from engines.core import Item, Message, Report, RunResults, SimOptions, Step, TagType, Verdict
+from engines.core import Item, Report, RunResults, SimOptions, Step, TagType, Verdict
 from engines.robogrid import prompts
 from engines.robogrid.settings import RobogridSettings
 
@@ -43,7 +43,7 @@ class RobogridEngine(Engine[RobogridSettings]):
 
         task = item_task(item)
         prompt = prompts.build_prompt(item, item_cot(item, settings), (templates or {}).get(task))
-        return Step(name=task, messages=(Message("user", prompt),), params=self.model_params(settings), template=task)
+        return self.model_step(task, prompt, settings)
 
     def judge(self, item: Item, outputs: Sequence[str], settings: RobogridSettings, with_views: bool) -> Verdict:
         from engines.robogrid.score import score_item
