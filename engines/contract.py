@@ -41,6 +41,7 @@ class Engine(ABC, Generic[S]):
     settings_type: type[S]
     main_score: ClassVar[str]  # the per-item score compared between runs: dedc "correct", compost "f1"
     tools: ClassVar[tuple[str, ...]] = ()  # sessions tools its tool steps use (rgp "python_sandbox")
+    model_steps: ClassVar[int] = 1  # model calls per item: a per-item reply budget is split across them
     reply_tag_map: ClassVar[Mapping[str, str]] = {}  # shared reply code -> this engine's code for it
 
     # ---------------------------------------------------------- what each engine fills in

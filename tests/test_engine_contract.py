@@ -86,6 +86,7 @@ def test_engine_declares_what_the_harness_needs(name):
     assert engine.name == name and engine.title
     assert isinstance(engine.main_score, str) and engine.main_score
     assert set(engine.tools) <= set(TOOLS)
+    assert isinstance(engine.model_steps, int) and engine.model_steps >= 1
     codes = [t.code for t in engine.taxonomy()]
     assert len(codes) == len(set(codes))
     assert {"unparseable", "format_violation"} <= set(codes)

@@ -22,6 +22,7 @@ class LogicEngine(Engine[LogicSettings]):
     title = "Round-trip logic: formula -> description -> formula, equivalence by Z3"
     settings_type = LogicSettings
     main_score = "equivalent"
+    model_steps = len(STEPS)
 
     def items(self, settings: LogicSettings, seed: int) -> Sequence[Item]:
         from engines.logic.generate import build_items
