@@ -218,13 +218,10 @@ class Runner:
         """Run the given item indices (default: every pending one) and return the progress.
 
         Two kinds of task share the event loop: ``concurrency`` callers, each taking an
-        item through its steps (model calls, tools), and one scorer that judges and
-        records answered items one per loop turn. Scoring in the callers instead would
-        put every caller's scoring between each yield of every other caller's HTTP
-        request: at ``-j 64`` a request would leave only after a whole round of
-        scoring and replies would bunch up. The queue
-        between them is bounded, so callers wait when scoring falls behind instead of
-        piling up answers.
+        item through its steps (model calls, tools), and one scorer that judges and records
+        answered items one per loop turn, so that scoring never sits between the yields of
+        the callers' requests. The queue between them is bounded: callers wait when scoring
+        falls behind instead of piling up answers.
         """
         previous = self.store.summaries()
         todo = list(self.store.pending_indices() if indices is None else indices)
