@@ -172,6 +172,7 @@ def test_the_grammar_accepts_the_papers_examples_and_rejects_others():
     assert not in_ebnf("Who is the spouse, that is German, that is a politician, of ENTITY?")
 
 
+@pytest.mark.slow
 @hsettings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10_000))
 def test_every_generated_question_is_in_the_ebnf(seed):

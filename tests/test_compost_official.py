@@ -61,6 +61,7 @@ def test_the_powersetgraphs_are_the_sub_pattern_lattices(file):
         assert contains == {(a, b) for a in nodes for b in nodes if nodes[b].edges < nodes[a].edges}
 
 
+@pytest.mark.slow
 @pytest.mark.needs_data
 @pytest.mark.parametrize("file", FILES)
 def test_every_item_gets_its_exact_edges(file):
@@ -76,6 +77,7 @@ def test_every_item_gets_its_exact_edges(file):
                                    for lvl in range(1, i.meta["base_depth"] + 1)] for i in full)
 
 
+@pytest.mark.slow
 @pytest.mark.needs_data
 @pytest.mark.parametrize("file", FILES)
 def test_the_edges_agree_with_the_queries(file):
@@ -99,6 +101,7 @@ def test_the_edges_agree_with_the_queries(file):
     assert exact == {"easy": 61, "medium": 64, "max": 68}[file]
 
 
+@pytest.mark.slow
 @pytest.mark.needs_data
 def test_a_known_base_spelled_out():
     loaded = {i.id: i for i in items("easy")}
@@ -144,6 +147,7 @@ def released_shots(file: str) -> dict[tuple[str, str], list[tuple[str, str]]]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.needs_data
 @pytest.mark.parametrize("file,same", [("easy", 0), ("medium", 0), ("max", 1745)])
 def test_self_contained_shots_cover_and_match_the_released_files(file, same):
@@ -182,6 +186,7 @@ def n2f(*args: str) -> str:
     return result.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.needs_data
 def test_the_cli_serves_self_contained_items_and_scores_compositionality():
     dataset = f"dataset={path('easy')}"

@@ -258,6 +258,7 @@ def _reorder_and_rename(answer: str, rng: random.Random) -> str:
     return "```plaintext\n" + ";\n".join(lines) + ";\n```"
 
 
+@pytest.mark.slow
 def test_every_accepted_answer_is_accepted(official):
     rng = random.Random(1)
     for rows in official.values():
@@ -317,6 +318,7 @@ def _mutations(answer: str, names: str) -> dict[str, str]:
     return out
 
 
+@pytest.mark.slow
 def test_checker_rejects_changes(official):
     kinds = set()
     for name, rows in official.items():

@@ -263,6 +263,7 @@ def n2f(*args: str, home: Path) -> subprocess.CompletedProcess:
                           cwd=REPO, timeout=300)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pairs", [["dataset=cnf"], ["dataset=random"], ["dataset=fol", "vocab=symbolic"],
                                    ["dataset=fol", "vocab=english"]])
 def test_oracle_run_is_always_correct(pairs, n2f_home):

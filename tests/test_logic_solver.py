@@ -72,6 +72,7 @@ def mutate(rng: random.Random, f: Formula) -> Formula:
     return junction(f.op if rng.random() < 0.8 else (OR if f.op == AND else AND), parts)
 
 
+@pytest.mark.slow
 def test_z3_agrees_with_truth_tables_on_10000_random_pairs():
     rng = random.Random(20240327)
     seen = {EQUIVALENT: 0, NOT_EQUIVALENT: 0, "identical": 0}

@@ -122,6 +122,7 @@ def simulated(dataset: str, code: str, count: int = 100) -> list:
 CASES = [(d, c) for d in DATASETS for c in SIM_CODES if not (c in FOL_ONLY and d in ("cnf", "random"))]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dataset, code", CASES)
 def test_each_simulated_error_type_is_named_by_the_tagger(dataset, code):
     verdicts = simulated(dataset, code)

@@ -119,6 +119,7 @@ RUNS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine,args,expected", RUNS, ids=[f"{r[0]}-{i}" for i, r in enumerate(RUNS)])
 def test_an_oracle_run_shows_its_settings_paper_rows(engine, args, expected):
     summary = json.loads(n2f("run", engine, "-m", "oracle", "--json", "-q", *args).stdout)
@@ -137,6 +138,7 @@ def test_an_oracle_run_shows_its_settings_paper_rows(engine, args, expected):
     assert "this run" in text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", sorted(FILES))
 def test_n2f_papers_lists_what_is_on_record(engine):
     entries = json.loads(n2f("papers", engine, "--json").stdout)

@@ -179,6 +179,7 @@ def sim_items(task: str = "instruct", **extra: str):
     return s, ENGINE.items(s, 11)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("code", [t.code for t in ENGINE.taxonomy()])
 def test_each_forced_error_produces_its_tag_where_the_item_allows_it(code):
     s, items = sim_items()

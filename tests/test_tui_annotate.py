@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from n2f_tui.app import N2FApp
 from n2f_tui.screens.agreement import AgreementScreen
 from n2f_tui.widgets.detail import DetailView
@@ -23,6 +25,7 @@ async def choose(pilot, app, key: str) -> None:
     await pilot.pause()  # the dialog's callback runs after the screen is popped
 
 
+@pytest.mark.slow
 async def test_annotations_made_in_the_ui_survive_restart_and_rescore():
     await make_run("notes", limit=40)
     app = N2FApp(run="notes", frozen=True, demo=False)
@@ -143,6 +146,7 @@ asyncio.run(main())
 """
 
 
+@pytest.mark.slow
 async def test_annotations_survive_the_app_being_killed():
     await make_run("killed", limit=20)
     root = Path(__file__).resolve().parent.parent
