@@ -195,6 +195,7 @@ def test_official_dataset_runs_through_the_cli():
     assert report["n"] == 323 and report["accuracy"] == 1.0
 
 
+@pytest.mark.slow
 def test_report_against_a_primitive_demo_run_gives_table_1():
     n2f("run", "dedc", "-m", "sim", "--name", "dc", "-q")
     n2f("run", "dedc", "-m", "sim", "-s", "primitives=true", "--name", "c", "-q")

@@ -65,6 +65,7 @@ def test_unreadable_lexica_are_data_errors(tmp_path):
         load_lemon(tmp_path)
 
 
+@pytest.mark.slow
 @pytest.mark.needs_data
 def test_the_whole_released_lexicon_imports(lemon, imported):
     # 602 NounPPFrame files: a few carry two senses, and "TV show with" says the show is the object

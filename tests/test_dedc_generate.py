@@ -298,6 +298,7 @@ def test_every_official_demo_pattern_is_generated():
                 assert norm(s.answer(names)) == norm(d["output_steps"])
 
 
+@pytest.mark.slow
 @pytest.mark.needs_data
 @pytest.mark.parametrize("path", OFFICIAL, ids=lambda p: p.stem)
 def test_load_official(path):

@@ -131,6 +131,7 @@ def test_engines_with_tool_steps_reach_them_with_the_oracle():
         assert step is not None and step.kind == "tool" and step.tool in engine.tools, name
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [n for n in engine_names() if get_engine(n).tools])
 def test_n2f_score_runs_the_tool_steps_of_one_output(name, tmp_path):
     """``n2f score ENGINE --item ITEM --output OUT``: the model output given, the tool step run (compost's

@@ -207,6 +207,7 @@ def test_replayed_released_outputs_sit_beside_table_1(level, dataset):
     assert f"paper Table 1, {level.capitalize()}" in text and "Llama 3.3" in text
 
 
+@pytest.mark.slow
 async def test_the_inspectors_report_screen_shows_the_paper_rows():
     from n2f_tui.app import N2FApp
     from n2f_tui.screens.report import ReportScreen

@@ -219,6 +219,7 @@ def test_garbage_is_unparseable_with_a_position_never_a_crash(text, style, alien
     assert all(t.evidence for t in verdict.tags)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", [
     "(" * 100_000, ")" * 100_000, "[" * 50_000 + "]" * 50_000, "{" * 100_001,
     "loop 1 times [" * 20_000, "(" * 60_000 + "go forward 1" + ")" * 40,

@@ -88,6 +88,7 @@ async def test_annotations_made_in_the_ui_survive_restart_and_rescore():
         assert {state.items[i].id for i in state.order} == {item_id, second}
 
 
+@pytest.mark.slow
 async def test_agreement_view_shows_precision_recall_kappa_and_disagreeing_items():
     await make_run("agree", limit=40)
     app = N2FApp(run="agree", frozen=True, demo=False)
@@ -164,6 +165,7 @@ async def test_annotations_survive_the_app_being_killed():
         assert state.tags(index).notes == ["typed before the kill"] and state.tags(index).reviewed
 
 
+@pytest.mark.slow
 async def test_the_run_screen_shows_tags_another_process_adds():
     await make_run("together", limit=20)
     app = N2FApp(run="together", frozen=True, demo=False)

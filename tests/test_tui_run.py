@@ -49,6 +49,7 @@ async def test_step_through_items_with_keys_and_actions():
         assert screen.query_one(DetailView).shown[0] == screen.current
 
 
+@pytest.mark.slow
 async def test_detail_shows_prompt_output_gold_structure_and_diff():
     await make_run("detail", limit=30)
     app, ctx = await open_app("detail")

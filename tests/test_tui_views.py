@@ -54,6 +54,7 @@ async def test_report_shows_the_engine_tables_and_charts():
         await until(pilot, lambda: screen_named(app, "RunScreen"))
 
 
+@pytest.mark.slow
 async def test_help_lists_every_key_and_the_palette_offers_every_action():
     await make_run("helped", limit=5)
     app = N2FApp(run="helped", frozen=True, demo=False)

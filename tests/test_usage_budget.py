@@ -29,6 +29,7 @@ def write_config(text: str) -> None:
     Path(os.environ["N2F_HOME"], "config.toml").write_text(text)
 
 
+@pytest.mark.slow
 def test_usage_totals_equal_the_servers_reported_usage_and_cost_follows_the_price():
     write_config('[prices.stub-model]\ninput = 2.5\noutput = 10\n')
     with running_stub(reply=lambda messages: REPLY) as stub:
