@@ -59,15 +59,24 @@ def budget_options(p: argparse.ArgumentParser) -> None:
                    help="stop taking new items once the run has cost USD (needs the model's [prices] in the config)")
 
 
+def engine_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("engine", help=f"one of: {', '.join(engine_names())}")
+    p.add_argument("-s", "--set", dest="settings", action="append", default=[], metavar="K=V", help="an engine setting")
+    p.add_argument("--seed", type=int, default=api.DEFAULT_SEED, help="seed for item construction and the simulator")
+
+
 def build_parser() -> Parser:
     parser = Parser(prog="n2f", description="Inspect natural-to-formal benchmarks: run, score, report.")
     sub = parser.add_subparsers(dest="command", parser_class=Parser)
+    _running_commands(sub)
+    _reading_commands(sub)
+    _upkeep_commands(sub)
+    add_study_parsers(sub)
+    return parser
 
-    def engine_options(p: argparse.ArgumentParser) -> None:
-        p.add_argument("engine", help=f"one of: {', '.join(engine_names())}")
-        p.add_argument("-s", "--set", dest="settings", action="append", default=[], metavar="K=V", help="an engine setting")
-        p.add_argument("--seed", type=int, default=api.DEFAULT_SEED, help="seed for item construction and the simulator")
 
+def _running_commands(sub: Any) -> None:
+    """run, items, score: making and judging answers."""
     p = sub.add_parser("run", help="run a benchmark headless")
     engine_options(p)
     p.add_argument("-m", "--model", default=None, help="sim[:k=v,...] | oracle | replay:FILE | local[:PATH.gguf] | openai:MODEL[@URL]")
@@ -87,6 +96,9 @@ def build_parser() -> Parser:
     p.add_argument("--output", action="append", required=True, help="a file with the model output of one step")
     p.add_argument("-s", "--set", dest="settings", action="append", default=[], metavar="K=V")
 
+
+def _reading_commands(sub: Any) -> None:
+    """papers, runs, report, show, export: reading what is stored."""
     p = sub.add_parser("papers", help="the papers' published figures on record: table, setting, models, metrics")
     p.add_argument("engine", nargs="?", help=f"one of: {', '.join(engine_names())} (default: all)")
     p.add_argument("--json", action="store_true")
@@ -111,6 +123,9 @@ def build_parser() -> Parser:
     p.add_argument("--annotations", action="store_true", help="include manual tags and notes")
     p.add_argument("-o", "--out", default=None, help="write to this file instead of stdout")
 
+
+def _upkeep_commands(sub: Any) -> None:
+    """resume, smoke, rescore, bench, tui: finishing, checking and inspecting runs."""
     p = sub.add_parser("resume", help="finish a run that was cut off, retry items in status error")
     p.add_argument("run")
     p.add_argument("-j", "--concurrency", type=int, default=None)
@@ -146,8 +161,6 @@ def build_parser() -> Parser:
     p.add_argument("run", nargs="?", default=None, help="a run id, name, unique id prefix or `last`")
     p.add_argument("--blind", action="store_true", help="label without seeing automatic tags (b toggles)")
     p.add_argument("--annotator", default=None, help="the name your annotation events carry")
-    add_study_parsers(sub)
-    return parser
 
 
 # ----------------------------------------------------------------------- running

@@ -120,10 +120,11 @@ class RunState:
         return record.get("status", "error") if record else "pending"
 
     def main_score(self, index: int) -> float | None:
+        """The engine's list score of the item (``Engine.list_score``: 0..1, monotone with the status)."""
         record = self.records.get(index)
-        if not record or not self.score_key:
+        if not record:
             return None
-        value = record.get("scores", {}).get(self.score_key)
+        value = self.engine.list_score(record.get("status", "error"), record.get("scores", {}))
         return float(value) if isinstance(value, (int, float)) else None
 
     def taxonomy(self) -> list[TagType]:

@@ -19,8 +19,8 @@ from importlib import metadata
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from engines import get_engine
+from engines.contract import Engine
 from engines.core import (
-    Engine,
     Item,
     ItemResult,
     RunResults,

@@ -14,7 +14,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from engines.core import Engine, Item, Verdict
+from engines.contract import Engine
+from engines.core import Item, Verdict
 from sessions.backends.base import Backend, BackendError, CallRequest, Completion
 from sessions.files import now_iso
 from sessions.results_log import finish_reasons
@@ -217,14 +218,10 @@ class Runner:
         """Run the given item indices (default: every pending one) and return the progress.
 
         Two kinds of task share the event loop: ``concurrency`` callers, each taking an
-        item through its steps (model calls, tools), and one scorer that judges and
-        records answered items one per loop turn. Scoring in the callers instead would
-        put every caller's scoring between each yield of every other caller's HTTP
-        request: at ``-j 64`` a request then leaves only after a whole round of
-        scoring, replies bunch up, and 0.5 ms of CPU per item cost 15% of the
-        throughput against a 200 ms server (93% of ideal became 79%). The queue
-        between them is bounded, so callers wait when scoring falls behind instead of
-        piling up answers.
+        item through its steps (model calls, tools), and one scorer that judges and records
+        answered items one per loop turn, so that scoring never sits between the yields of
+        the callers' requests. The queue between them is bounded: callers wait when scoring
+        falls behind instead of piling up answers.
         """
         previous = self.store.summaries()
         todo = list(self.store.pending_indices() if indices is None else indices)

@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from engines.core import Item, ItemResult, RunResults, Tag
+from engines.core import Item, ItemResult, RunResults, SimOptions, Tag
 from engines.dedc import ENGINE
+from engines.dedc.generate import build_items
 from engines.dedc.settings import DedcSettings
 
 
@@ -123,10 +124,7 @@ def test_no_setting_tables_without_a_complete_base_pair():
 
 
 def test_report_on_real_scored_items():
-    generate = pytest.importorskip("engines.dedc.generate")
-    from engines.core import SimOptions
-
-    items = generate.build_items(DedcSettings(), 0)[:60]
+    items = build_items(DedcSettings(), 0)[:60]
     results = []
     for k, item in enumerate(items):
         text = ENGINE.simulate(item, ENGINE.next_step(item, DedcSettings(), []), [], SimOptions(error_rate=0.5), k)

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from n2f_tui.app import N2FApp
 from n2f_tui.screens.agreement import AgreementScreen
 from n2f_tui.widgets.detail import DetailView
@@ -23,6 +25,7 @@ async def choose(pilot, app, key: str) -> None:
     await pilot.pause()  # the dialog's callback runs after the screen is popped
 
 
+@pytest.mark.slow
 async def test_annotations_made_in_the_ui_survive_restart_and_rescore():
     await make_run("notes", limit=40)
     app = N2FApp(run="notes", frozen=True, demo=False)
@@ -85,6 +88,7 @@ async def test_annotations_made_in_the_ui_survive_restart_and_rescore():
         assert {state.items[i].id for i in state.order} == {item_id, second}
 
 
+@pytest.mark.slow
 async def test_agreement_view_shows_precision_recall_kappa_and_disagreeing_items():
     await make_run("agree", limit=40)
     app = N2FApp(run="agree", frozen=True, demo=False)
@@ -143,6 +147,7 @@ asyncio.run(main())
 """
 
 
+@pytest.mark.slow
 async def test_annotations_survive_the_app_being_killed():
     await make_run("killed", limit=20)
     root = Path(__file__).resolve().parent.parent
@@ -160,6 +165,7 @@ async def test_annotations_survive_the_app_being_killed():
         assert state.tags(index).notes == ["typed before the kill"] and state.tags(index).reviewed
 
 
+@pytest.mark.slow
 async def test_the_run_screen_shows_tags_another_process_adds():
     await make_run("together", limit=20)
     app = N2FApp(run="together", frozen=True, demo=False, annotator="bob")  # the inspector shows bob's labels

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from textual.widgets import DataTable, Input, Select, Static, Switch
 
+import pytest
+
 from engines import engine_names
 from engines.core import settings_fields
 from engines.dedc.settings import DedcSettings
@@ -18,6 +20,7 @@ def cells(app, row: int) -> list[str]:
     return [str(c) for c in table.get_row_at(row)]
 
 
+@pytest.mark.slow
 async def test_home_lists_runs_and_opens_resumes_rescores_deletes():
     await make_run("alpha", limit=20)
     await make_run("beta", limit=12, model="oracle")
@@ -64,6 +67,7 @@ async def test_home_lists_runs_and_opens_resumes_rescores_deletes():
         assert {m["name"] for m in list_run_meta()} == {"alpha", "cut"}
 
 
+@pytest.mark.slow
 async def test_new_run_dialog_builds_the_settings_form_and_validates():
     await make_run("first", limit=5)
     app = N2FApp(frozen=True, demo=False)

@@ -33,6 +33,7 @@ def test_home(snap_compare, runs, size):
     assert snap_compare(N2FApp(frozen=True, demo=False), terminal_size=size, run_before=settle)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_run_on_a_wrong_item(snap_compare, runs, size):
     async def wrong_item(pilot):
@@ -43,6 +44,7 @@ def test_run_on_a_wrong_item(snap_compare, runs, size):
     assert snap_compare(N2FApp(run="base", frozen=True, demo=False), terminal_size=size, run_before=wrong_item)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_report(snap_compare, runs, size):
     async def report(pilot):
@@ -53,6 +55,7 @@ def test_report(snap_compare, runs, size):
     assert snap_compare(N2FApp(run="base", frozen=True, demo=False), terminal_size=size, run_before=report)
 
 
+@pytest.mark.slow
 def test_help(snap_compare, runs):
     async def help_screen(pilot):
         await settle(pilot)

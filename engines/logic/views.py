@@ -12,10 +12,11 @@ from typing import Any
 
 from engines.core import Verdict, View
 from engines.logic.formula import FORALL, Arrow, Atom, Equal, Formula, Junction, Not, Quant, children
-from engines.logic.parse import ParseError, Reading
+from engines.logic.reading import Reading
 from engines.logic.render import show
 from engines.logic.score import Judgement
 from engines.logic.solver import EQUIVALENT, NOT_EQUIVALENT, UNKNOWN
+from engines.parsing import ParseFailure
 
 MAX_TREE_NODES = 300
 MAX_SHOWN = 10_000  # characters of a reply shown in a pane
@@ -100,8 +101,8 @@ def views(j: Judgement, verdict: Verdict) -> list[View]:
     out: list[View] = [View("key-value", "Verdict", _verdict_rows(j, verdict)),
                        View("code", "Original formula", original_text),
                        View("text", "Description (step 1)", _clip(j.description) or "(no description)")]
-    if isinstance(j.reading, ParseError):
-        error: ParseError = j.reading
+    if isinstance(j.reading, ParseFailure):
+        error: ParseFailure = j.reading
         out += [View("code", "Parse error", f"{error.describe()}\n{error.context}"),
                 View("code", "Reply (step 2)", _clip(j.reply)),
                 ast_tree("Original AST", j.original)]

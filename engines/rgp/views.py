@@ -13,7 +13,7 @@ from typing import Any
 from engines.core import Item, View
 from engines.rgp.estimate import Estimate
 from engines.rgp.grids import SIDE, grid_rows
-from engines.rgp.parse import SyntaxProblem
+from engines.parsing import ParseFailure
 
 MAX_TABLE_ROWS = 400
 
@@ -110,7 +110,7 @@ def verdict_views(item: Item, status: str, program: str, source: str, est: Estim
             View("code", "Program", program), mapping_table(est)]
 
 
-def unparseable_views(item: Item, program: str, problem: SyntaxProblem, est: Estimate) -> list[View]:
+def unparseable_views(item: Item, program: str, problem: ParseFailure, est: Estimate) -> list[View]:
     summary = [["status", "unparseable"], ["line", str(problem.line)], ["column", str(problem.column)],
                ["error", problem.message], ["E(P)", f"{len(item.inputs['samples'])} (not run)"], *_estimate_pairs(est)]
     return [View("key-value", "Summary", summary), View("code", "Syntax error", problem.context or problem.message),

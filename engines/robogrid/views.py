@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from engines.core import Item, View
+from engines.parsing import ParseFailure
 from engines.robogrid.compare import Edit, first_difference
 from engines.robogrid.grammars import Grammar
 from engines.robogrid.nodes import (
@@ -29,7 +30,7 @@ from engines.robogrid.nodes import (
     outline,
     statement_count,
 )
-from engines.robogrid.parse import Judgement, ParseFailure, Parsed, parse_code
+from engines.robogrid.parse import Judgement, Parsed, ProgramFailure, parse_code
 from engines.robogrid.world import Execution, State
 
 MAX_TREE_NODES = 400
@@ -189,7 +190,7 @@ def grammar_views(grammar: Grammar) -> list[View]:
             View("code", "Grammar (lark: Lark(text, parser='lalr'))", grammar.lark_source)]
 
 
-def failure_views(item: Item, text: str, failure: ParseFailure, grammar: Grammar, gold: Program,
+def failure_views(item: Item, text: str, failure: ProgramFailure, grammar: Grammar, gold: Program,
                   gold_run: Execution) -> list[View]:
     start = State.from_json(item.inputs.get("start") or {})
     expected = ", ".join(grammar.describe_terminal(n) for n in failure.expected[:10]) or "-"
