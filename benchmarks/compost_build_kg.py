@@ -25,7 +25,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engines.compost.lexicon import INDUSTRY, RDF_TYPE, RDFS_LABEL, default_lexicon, read_lemon  # noqa: E402
+from engines.compost.lemon import read_lemon  # noqa: E402
+from engines.compost.lexicon import INDUSTRY, RDF_TYPE, RDFS_LABEL, default_lexicon  # noqa: E402
 
 SOURCE = ROOT.parent / "shared" / "data" / "dbpedia_small" / "dbpedia50_plus_db100k_vt_dbo.nt.gz"
 LEMON = ROOT.parent / "shared" / "data" / "compost" / "lexicon"

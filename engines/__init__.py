@@ -1,14 +1,17 @@
 """Benchmark engines: pure, deterministic benchmark logic (no I/O beyond reading data files).
 
-Engines register here by name; the sessions layer and the UI look them up through
-``get_engine`` and never import an engine module directly.
+Each engine is one ``engines.contract.Engine`` object (``ENGINE`` in its package),
+registered here by name; the sessions layer and the UI look it up through ``get_engine``
+and never import an engine module directly. An engine package is imported when first
+asked for, so listing the engines stays cheap.
 """
 
 from __future__ import annotations
 
 import importlib
 
-from engines.core import Engine, SettingsError
+from engines.contract import Engine
+from engines.core import SettingsError
 
 ENGINE_NAMES = ("dedc", "logic", "robogrid", "rgp", "compost")
 

@@ -11,10 +11,9 @@ import dataclasses
 import types
 import typing
 from dataclasses import dataclass, field
-from typing import Any, Callable, Generic, Mapping, Protocol, Sequence, TypeVar, overload
+from typing import Any, Generic, Mapping, Sequence, TypeVar, overload
 
 STATUSES = ("correct", "wrong", "unparseable", "error")
-VIEW_KINDS = ("text", "code", "tree", "table", "grid", "diff", "key-value", "chart")
 
 
 class EngineError(Exception):
@@ -357,7 +356,7 @@ def settings_from_json(cls: type, data: Mapping[str, Any]) -> Any:
     return cls(**{k: v for k, v in data.items() if k in known})
 
 
-# -------------------------------------------------------------------------- engine
+# ----------------------------------------------------------------------- simulator
 
 
 @dataclass(frozen=True)
@@ -367,50 +366,3 @@ class SimOptions:
     error_rate: float = 0.3
     error: str = ""  # force one tag code
     seed: int = 0
-
-
-class Engine(Protocol):
-    """What every benchmark family provides. All methods are pure and deterministic."""
-
-    name: str
-    title: str
-    settings_type: type
-    main_score: str  # the per-item score that sums up a verdict (compare, sort): dedc "correct", compost "f1"
-    tools: tuple[str, ...]  # names of the sessions tools its tool steps use (rgp "python_sandbox"); () if none
-
-    def items(self, settings: Any, seed: int) -> list[Item]:
-        """Build (or load) the items for these settings."""
-
-    def templates(self, settings: Any) -> dict[str, str]:
-        """Default prompt templates by name (editable by the user)."""
-
-    def model_params(self, settings: Any) -> dict[str, Any]:
-        """The sampling parameters every model step sends (recorded in the run for reproduction)."""
-
-    def next_step(
-        self, item: Item, settings: Any, outputs: Sequence[str], templates: Mapping[str, str] | None = None
-    ) -> Step | None:
-        """The next call to make given the outputs so far, or None when the item is done."""
-
-    def score(self, item: Item, outputs: Sequence[str], settings: Any, with_views: bool = True,
-              finish_reasons: Sequence[str] = (), templates: Mapping[str, str] | None = None) -> Verdict:
-        """Judge one item's outputs (one per step); views only when asked (the runner stores none).
-
-        ``finish_reasons`` (per step, as the backend reported them) and ``templates`` (the
-        run's prompts) inform the shared reply tags (``engines.replies``), never the status.
-        """
-
-    def taxonomy(self) -> list[TagType]:
-        """The error tags this engine may emit, for the tagger and the annotator."""
-
-    def simulate(self, item: Item, step: Step, outputs: Sequence[str], options: SimOptions, rng_seed: int) -> str:
-        """A simulated model reply: the gold answer, or with an injected error of the taxonomy."""
-
-    def oracle(self, item: Item, step: Step, outputs: Sequence[str]) -> str:
-        """The gold reply for this step."""
-
-    def report(self, run: RunResults, against: Sequence[RunResults] = ()) -> Report:
-        """Aggregate a run into the paper's tables and the headline metrics."""
-
-
-EngineFactory = Callable[[], Engine]

@@ -36,6 +36,7 @@ from functools import lru_cache
 from typing import Mapping, Sequence
 
 from engines.core import Tag, TagType
+from engines.parsing import shorten
 
 PROMPT_ECHO = "prompt_echo"
 REPETITION_LOOP = "repetition_loop"
@@ -95,7 +96,7 @@ def observe(reply: Reply) -> list[tuple[str, str]]:
         found.append((EMPTY_REPLY, "the reply is empty" + (" (cut at the cap)" if cut else "")))
     if cut:
         found.append((TRUNCATED, f"cut at max_tokens (finish reason length) after {len(text)} characters, "
-                                 f"ending `{_short(text[-40:])}`"))
+                                 f"ending `{shorten(text[-40:], collapse_spaces=True)}`"))
     for check in (_echo, _loop, _script):
         evidence = check(reply, cut)
         if evidence:
@@ -115,7 +116,7 @@ def _echo(reply: Reply, cut: bool) -> tuple[str, str] | None:
     if chars < ECHO_MIN_CHARS or chars < ECHO_MIN_SHARE * total:
         return None
     return PROMPT_ECHO, (f"{len(echoed)} line(s), {chars} of the reply's {len(reply.text)} characters, repeat the "
-                         f"prompt, from `{_short(echoed[0])}`")
+                         f"prompt, from `{shorten(echoed[0], collapse_spaces=True)}`")
 
 
 def _loop(reply: Reply, cut: bool) -> tuple[str, str] | None:
@@ -148,7 +149,8 @@ def _loop(reply: Reply, cut: bool) -> tuple[str, str] | None:
         return None
     covered, period = best
     unit = text[len(text) - covered:len(text) - covered + period]
-    return REPETITION_LOOP, (f"`{_short(unit.strip())}` repeated {covered // period} times back to back "
+    shown = shorten(unit.strip(), collapse_spaces=True)
+    return REPETITION_LOOP, (f"`{shown}` repeated {covered // period} times back to back "
                              f"from character {len(text) - covered + 1} to the end")
 
 
@@ -174,8 +176,3 @@ def _script_of(ch: str) -> str:
     name = unicodedata.name(ch, "")
     head = name.split(" ", 1)[0]
     return "CJK" if head in ("CJK", "HIRAGANA", "KATAKANA") else head or "UNKNOWN"
-
-
-def _short(text: str, limit: int = 60) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."

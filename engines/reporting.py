@@ -48,8 +48,12 @@ def tag_counts(results: Iterable[ItemResult]) -> dict[str, int]:
 
 
 def tag_table(name: str, title: str, results: Sequence[ItemResult], taxonomy: Sequence[TagType]) -> Table:
-    """Items per tag, in taxonomy order, with a dash for tags that never occur (as the papers print)."""
-    counts = tag_counts(results)
+    """Items per tag, in taxonomy order, with a dash for tags that never occur (as the papers print).
+
+    Only items not judged correct are counted: an error-type table counts the model's
+    errors, and a tag on a correct item (a ``format_violation`` remark) is not one.
+    """
+    counts = tag_counts(r for r in results if r.status != "correct")
     rows = [[t.label, t.code, counts.get(t.code, 0) or "-"] for t in taxonomy]
     extra = sorted(set(counts) - {t.code for t in taxonomy})
     rows += [[code, code, counts[code]] for code in extra]

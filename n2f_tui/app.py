@@ -47,10 +47,12 @@ class N2FApp(App):
     """
 
     def __init__(self, run: str | None = None, formats: Formats = LIVE, demo: bool = True,
-                 demo_model: str = DEMO_MODEL) -> None:
+                 demo_model: str = DEMO_MODEL, annotator: str = "", blind: bool = False) -> None:
         """``formats`` writes dates, rates and run ids (snapshot tests pass ``STABLE``)."""
         super().__init__()
         self.formats = formats
+        self.annotator = annotator  # whose labels run screens write and show; empty: the login name
+        self.blind = blind  # run screens open in blind mode (automatic tags hidden)
         self.initial_run = run
         self.demo = demo
         self.demo_model = demo_model
@@ -164,12 +166,20 @@ class N2FApp(App):
     def open_report(self, run_id: str) -> None:
         from n2f_tui.screens.report import ReportScreen
 
-        self.push_screen(ReportScreen(run_id))
+        if not self.refuses_in_blind("report"):
+            self.push_screen(ReportScreen(run_id))
 
     def open_compare(self, a: str, b: str) -> None:
         from n2f_tui.screens.compare import CompareScreen
 
-        self.push_screen(CompareScreen(a, b))
+        if not self.refuses_in_blind("comparison"):
+            self.push_screen(CompareScreen(a, b))
+
+    def refuses_in_blind(self, what: str) -> bool:
+        """In blind mode, screens built on the automatic tags stay closed (from every screen)."""
+        if self.blind:
+            self.notify(f"blind mode hides the {what}: b on a run turns it off", timeout=2)
+        return self.blind
 
     def new_run_dialog(self) -> None:
         from n2f_tui.screens.newrun import NewRunDialog

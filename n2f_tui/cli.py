@@ -19,9 +19,14 @@ from rich.table import Table
 
 from engines import engine_names, get_engine
 from engines.core import EngineError, Item
-from n2f_tui.render import render_paper, render_papers_listing, render_report_tables, render_view, safe_text, status_text
+from n2f_tui.cli_study import COMMANDS as STUDY_COMMANDS, add_parsers as add_study_parsers
+from n2f_tui.figures import render_report_head
+from n2f_tui.itemview import Extent, gold_parts, output_parts, prompt_parts, view_parts
+from n2f_tui.plain import print_table
+from n2f_tui.render import Fold, render_paper, render_papers_listing, render_report_tables, render_view, safe_text, status_text
 from n2f_tui.widgets.style import usage_line
 from sessions import api
+from sessions.annotations import resolve_annotator
 from sessions.errors import InputError, N2FError, RuntimeFailure
 from sessions.export import export_records, to_csv, to_jsonl
 from sessions.papers import papers_listing
@@ -54,15 +59,24 @@ def budget_options(p: argparse.ArgumentParser) -> None:
                    help="stop taking new items once the run has cost USD (needs the model's [prices] in the config)")
 
 
+def engine_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("engine", help=f"one of: {', '.join(engine_names())}")
+    p.add_argument("-s", "--set", dest="settings", action="append", default=[], metavar="K=V", help="an engine setting")
+    p.add_argument("--seed", type=int, default=api.DEFAULT_SEED, help="seed for item construction and the simulator")
+
+
 def build_parser() -> Parser:
     parser = Parser(prog="n2f", description="Inspect natural-to-formal benchmarks: run, score, report.")
     sub = parser.add_subparsers(dest="command", parser_class=Parser)
+    _running_commands(sub)
+    _reading_commands(sub)
+    _upkeep_commands(sub)
+    add_study_parsers(sub)
+    return parser
 
-    def engine_options(p: argparse.ArgumentParser) -> None:
-        p.add_argument("engine", help=f"one of: {', '.join(engine_names())}")
-        p.add_argument("-s", "--set", dest="settings", action="append", default=[], metavar="K=V", help="an engine setting")
-        p.add_argument("--seed", type=int, default=api.DEFAULT_SEED, help="seed for item construction and the simulator")
 
+def _running_commands(sub: Any) -> None:
+    """run, items, score: making and judging answers."""
     p = sub.add_parser("run", help="run a benchmark headless")
     engine_options(p)
     p.add_argument("-m", "--model", default=None, help="sim[:k=v,...] | oracle | replay:FILE | local[:PATH.gguf] | openai:MODEL[@URL]")
@@ -82,6 +96,9 @@ def build_parser() -> Parser:
     p.add_argument("--output", action="append", required=True, help="a file with the model output of one step")
     p.add_argument("-s", "--set", dest="settings", action="append", default=[], metavar="K=V")
 
+
+def _reading_commands(sub: Any) -> None:
+    """papers, runs, report, show, export: reading what is stored."""
     p = sub.add_parser("papers", help="the papers' published figures on record: table, setting, models, metrics")
     p.add_argument("engine", nargs="?", help=f"one of: {', '.join(engine_names())} (default: all)")
     p.add_argument("--json", action="store_true")
@@ -97,6 +114,7 @@ def build_parser() -> Parser:
     p = sub.add_parser("show", help="one item of a run: prompt, output, verdict, views")
     p.add_argument("run")
     p.add_argument("item", help="item id or 1-based position")
+    p.add_argument("--full", action="store_true", help="every table row, tree node, line and tool result (default: folded)")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("export", help="export a run, one record per item")
@@ -105,6 +123,9 @@ def build_parser() -> Parser:
     p.add_argument("--annotations", action="store_true", help="include manual tags and notes")
     p.add_argument("-o", "--out", default=None, help="write to this file instead of stdout")
 
+
+def _upkeep_commands(sub: Any) -> None:
+    """resume, smoke, rescore, bench, tui: finishing, checking and inspecting runs."""
     p = sub.add_parser("resume", help="finish a run that was cut off, retry items in status error")
     p.add_argument("run")
     p.add_argument("-j", "--concurrency", type=int, default=None)
@@ -138,7 +159,8 @@ def build_parser() -> Parser:
 
     p = sub.add_parser("tui", help="the inspector (what bare `n2f` opens), optionally on one run")
     p.add_argument("run", nargs="?", default=None, help="a run id, name, unique id prefix or `last`")
-    return parser
+    p.add_argument("--blind", action="store_true", help="label without seeing automatic tags (b toggles)")
+    p.add_argument("--annotator", default=None, help="the name your annotation events carry")
 
 
 # ----------------------------------------------------------------------- running
@@ -273,9 +295,10 @@ def cmd_tui(args: argparse.Namespace) -> int:
     run = getattr(args, "run", None)
     if run:
         run = RunStore.open(run).id  # a bad reference is one clear line and exit status 2, before the screen
+    annotator = resolve_annotator(getattr(args, "annotator", None))
     from n2f_tui.app import N2FApp
 
-    N2FApp(run=run).run()
+    N2FApp(run=run, annotator=annotator, blind=getattr(args, "blind", False)).run()
     return 0
 
 
@@ -321,6 +344,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 def cmd_runs(args: argparse.Namespace) -> int:
     from sessions.config import load_config
+    from sessions.describe import describe_run
 
     config = load_config()
     metas = list_run_meta()
@@ -330,7 +354,8 @@ def cmd_runs(args: argparse.Namespace) -> int:
         summary = store.summary()
         rows.append({
             "id": meta["id"], "name": meta.get("name", ""), "engine": meta["engine"], "model": meta.get("model", ""),
-            "settings": meta.get("settings", {}), "done": summary["done"] + summary["errors"],
+            "settings": meta.get("settings", {}), "changes": describe_run(meta).text,
+            "done": summary["done"] + summary["errors"],
             "total": meta.get("total", 0), "accuracy": summary["accuracy"], "status": meta.get("status", ""),
             "created": meta.get("created", ""), "group": meta.get("group", ""),
             "usage": summary["usage"].to_json(api.price_of(store, config)),
@@ -342,39 +367,23 @@ def cmd_runs(args: argparse.Namespace) -> int:
         err.print("no runs yet; start one with `n2f run dedc`")
         return 0
     table = Table(title="runs")
-    for column in ("id", "name", "engine", "model", "done", "accuracy", "tokens", "cost", "status", "created"):
+    for column in ("id", "name", "engine", "model", "changes", "done", "accuracy", "tokens", "cost", "status", "created"):
         table.add_column(column, justify="right" if column in ("tokens", "cost") else "left")
     for r in rows:
         acc = "-" if r["accuracy"] is None else f"{100 * r['accuracy']:.2f}%"
         usage = r["usage"]
         tokens = f"{usage['total_tokens']:,}" if usage["total_tokens"] else "-"
         cost = "-" if usage["cost"] is None else f"${usage['cost']:.4f}"
-        table.add_row(*(safe_text(v) for v in (r["id"], r["name"], r["engine"], r["model"],
+        table.add_row(*(safe_text(v) for v in (r["id"], r["name"], r["engine"], r["model"], r["changes"],
                                                f"{r['done']}/{r['total']}", acc, tokens, cost, r["status"], r["created"])))
-    out.print(table)
+    print_table(out, table)
     return 0
 
 
 def _print_report(report: Any, summary: dict[str, Any]) -> None:
-    counts = ", ".join(f"{k} {v}" for k, v in summary["counts"].items() if v)
-    head = Table.grid(padding=(0, 2))
-    head.add_row("run", safe_text(f"{summary['run']}" + (f" ({summary['name']})" if summary["name"] else "")))
-    head.add_row("engine", safe_text(summary["engine"]))
-    head.add_row("model", safe_text(summary["model"]))
-    head.add_row("settings", safe_text(" ".join(f"{k}={v}" for k, v in summary["settings"].items())))
-    head.add_row("items", safe_text(f"{summary['n']} ({counts})"))
-    head.add_row("accuracy", f"{100 * summary['accuracy']:.2f}%")
-    if summary["usage"]["total_tokens"]:
-        head.add_row("usage", safe_text(usage_of(summary)))
-    replies = summary["replies"]
-    if replies["reported"]:
-        head.add_row("replies", f"{replies['truncated']} of {replies['reported']} cut by the cap "
-                                f"(max_tokens={replies['max_tokens']})")
-    out.print(Panel(head, title="report", title_align="left"))
-    for renderable in render_report_tables(report):
-        out.print(renderable)
-    for renderable in render_paper(summary.get("paper")):
-        out.print(renderable)
+    out.print(Panel(render_report_head(summary), title="report", title_align="left"))
+    for renderable in render_report_tables(report) + render_paper(summary.get("paper")):
+        print_table(out, renderable)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -388,7 +397,11 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+SHOW_FOLDED = Extent(Fold(rows=20, lines=40, hint="n2f show --full prints all"))
+
+
 def cmd_show(args: argparse.Namespace) -> int:
+    """One item; long tables, trees, texts and tool results folded unless ``--full``."""
     store = RunStore.open(args.run)
     index, _ = api.find_item(store, args.item)
     detail = api.item_detail(store, index)
@@ -399,20 +412,23 @@ def cmd_show(args: argparse.Namespace) -> int:
             "verdict": verdict.to_json() if verdict else None, "annotations": detail.annotations,
         }, ensure_ascii=False))
         return 0
+    extent = Extent(None, cap=False) if args.full else SHOW_FOLDED
     out.print(Panel(safe_text(detail.item.id), title=f"{store.label} item {index + 1}/{store.total}",
                     subtitle=status_text(detail.status)))
-    for step in detail.prompts:
-        for message in step["messages"]:
-            out.print(Panel(safe_text(message["content"]), title=f"prompt: {step['step']} ({message['role']})", title_align="left"))
-    for step_index, text in enumerate(record.get("outputs", []) if record else []):
-        out.print(Panel(safe_text(text), title=f"output {step_index + 1}", title_align="left"))
+    parts = prompt_parts(detail, extent) + output_parts(list((record or {}).get("outputs", [])), detail.prompts, extent)
+    parts += gold_parts(detail.item.gold, extent)
+    for part in parts:
+        out.print(part)
     if record and record.get("error"):
         out.print(Panel(safe_text(record["error"]), title="error", style="yellow"))
     if verdict:
         for tag in verdict.tags:
             out.print(safe_text(f"[{tag.code}] ", style="bold red") + safe_text(tag.evidence))
         for view in verdict.views:
-            out.print(render_view(view))
+            if view.kind == "diff":
+                out.print(render_view(view))
+        for part in view_parts(verdict.views, extent):
+            print_table(out, part)
     for note in detail.annotations:
         out.print(safe_text(f"{note['time']} {note['kind']} {note.get('code', '')} {note.get('text', '')}", style="italic"))
     return 0
@@ -482,7 +498,7 @@ def cmd_smoke(args: argparse.Namespace) -> int:
             table.add_row(*(safe_text(v) for v in (
                 r.engine, str(r.items), r.metric, "-" if r.value is None else f"{r.value:.3f}", str(r.errors),
                 f"{r.tokens:,}" if r.tokens else "-", "-" if r.cost is None else f"${r.cost:.4f}", f"{r.seconds:.2f}")))
-        out.print(table)
+        print_table(out, table)
     errors = sum(r.errors for r in rows)
     if errors:
         raise RuntimeFailure(f"{errors} item(s) ended in status error (infrastructure); `n2f resume RUN` retries them")
@@ -496,9 +512,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report.to_json(), ensure_ascii=False))
         return 0
-    out.print(_engine_table(report))
+    print_table(out, _engine_table(report))
     if report.concurrency:
-        out.print(_concurrency_table(report))
+        print_table(out, _concurrency_table(report))
     return 0
 
 
@@ -509,14 +525,14 @@ def cmd_papers(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(entries, ensure_ascii=False))
     else:
-        out.print(render_papers_listing(entries))
+        print_table(out, render_papers_listing(entries))
     return 0
 
 
 COMMANDS = {
     "papers": cmd_papers, "run": cmd_run, "items": cmd_items, "score": cmd_score, "runs": cmd_runs, "report": cmd_report,
     "show": cmd_show, "export": cmd_export, "resume": cmd_resume, "rescore": cmd_rescore, "bench": cmd_bench,
-    "smoke": cmd_smoke, "tui": cmd_tui,
+    "smoke": cmd_smoke, "tui": cmd_tui, **STUDY_COMMANDS,
 }
 
 

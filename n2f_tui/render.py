@@ -6,7 +6,9 @@ control characters made visible, so a reply cannot style or break the terminal.
 
 from __future__ import annotations
 
+import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from rich.columns import Columns
@@ -21,6 +23,8 @@ from engines.core import Report, View
 # C0/C1 controls (tab and newline kept) and the bidi controls that reorder what follows them
 # (U+202E would show a reply's text backwards: "Trojan Source")
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+MAX_CHARS = 20_000  # model text a terminal pane lays out quickly
+MAX_LINES = 400
 STATUS_STYLE = {"correct": "green", "wrong": "red", "unparseable": "magenta", "error": "yellow", "pending": "dim"}
 
 
@@ -39,14 +43,31 @@ def status_text(status: str) -> Text:
     return Text(status, style=STATUS_STYLE.get(status, ""))
 
 
-def render_view(view: View) -> RenderableType:
+@dataclass(frozen=True)
+class Fold:
+    """How much of a long pane to show: at most ``rows`` table rows, tree nodes or pairs, and ``lines``
+    lines of text; the rest is counted in a note that ends with ``hint`` (how to see it all)."""
+
+    rows: int = 20
+    lines: int = 40
+    hint: str = ""
+
+    def note(self, hidden: int, what: str) -> Text:
+        return Text(f"… {hidden:,} more {what}" + (f" ({self.hint})" if self.hint else ""), style="italic yellow")
+
+
+def render_view(view: View, fold: Fold | None = None) -> RenderableType:
+    """One engine view; with ``fold``, a long one shows its head and says how much more there is."""
     kind, data = view.kind, view.data
     if kind == "table":
+        rows = list(data.get("rows", []))
         table = RichTable(title=view.title, show_lines=False, expand=False)
         for column in data.get("columns", []):
             table.add_column(safe_text(column))
-        for row in data.get("rows", []):
+        for row in rows[: fold.rows] if fold else rows:
             table.add_row(*(safe_text(cell) for cell in row))
+        if fold and len(rows) > fold.rows:
+            table.caption = fold.note(len(rows) - fold.rows, "rows")
         return table
     if kind == "key-value":
         table = RichTable(title=view.title, show_header=False, box=None)
@@ -57,8 +78,9 @@ def render_view(view: View) -> RenderableType:
         return table
     if kind == "tree":
         tree = Tree(safe_text(data.get("label", view.title), style="bold"))
-        _grow(tree, data.get("children", []))
-        return Panel(tree, title=view.title, title_align="left")
+        hidden = _grow(tree, data.get("children", []), [fold.rows if fold else -1])
+        body: RenderableType = Group(tree, fold.note(hidden, "nodes")) if fold and hidden else tree
+        return Panel(body, title=view.title, title_align="left")
     if kind == "diff":
         left = Panel(safe_text(data.get("left", "")), title=safe_text(data.get("left_title", "output")))
         right = Panel(safe_text(data.get("right", "")), title=safe_text(data.get("right_title", "gold")))
@@ -67,16 +89,45 @@ def render_view(view: View) -> RenderableType:
         return Panel(safe_text("\n".join("".join(map(str, row)) for row in data)), title=view.title, title_align="left")
     if kind == "chart":
         return render_bars(view.title, data.get("series", {}), data.get("unit", ""))
-    return Panel(safe_text(data), title=view.title, title_align="left")
+    body = clipped(data, len(str(data)), fold.lines, fold.hint) if fold else safe_text(data)
+    return Panel(body, title=view.title, title_align="left")
 
 
-def _grow(node: Tree, children: list[Any]) -> None:
+def clipped(value: Any, max_chars: int = MAX_CHARS, max_lines: int = MAX_LINES, hint: str = "") -> Text:
+    """Model text made harmless and cut to ``max_chars`` characters and ``max_lines`` lines, saying what was cut."""
+    raw = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=1)
+    cuts = []
+    if len(raw) > max_chars:
+        cuts.append(f"{len(raw) - max_chars:,} more characters")
+        raw = raw[:max_chars]
+    lines = raw.split("\n")
+    if len(lines) > max_lines:
+        cuts.insert(0, f"{len(lines) - max_lines:,} more lines")
+        raw = "\n".join(lines[:max_lines])
+    text = safe_text(raw)
+    if cuts:
+        text.append("\n… cut: " + "; ".join(cuts) + (f" ({hint})" if hint else ""), style="italic yellow")
+    return text
+
+
+def _grow(node: Tree, children: list[Any], budget: list[int]) -> int:
+    """Add ``children`` under ``node`` while ``budget[0]`` nodes remain (-1: no limit); returns how many were left out."""
+    hidden = 0
     for child in children:
+        if budget[0] == 0:
+            hidden += 1 + (_count(child.get("children", [])) if isinstance(child, dict) else 0)
+            continue
+        budget[0] -= 1
         if isinstance(child, dict):
             branch = node.add(safe_text(child.get("label", "")))
-            _grow(branch, child.get("children", []))
+            hidden += _grow(branch, child.get("children", []), budget)
         else:
             node.add(safe_text(child))
+    return hidden
+
+
+def _count(children: list[Any]) -> int:
+    return sum(1 + (_count(c.get("children", [])) if isinstance(c, dict) else 0) for c in children)
 
 
 def render_bars(title: str, series: dict[str, float], unit: str = "", width: int = 40) -> RenderableType:

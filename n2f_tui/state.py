@@ -16,6 +16,7 @@ from sessions import api
 from sessions.annotations import AnnotationLog, ItemMarks
 from sessions.results_log import summary_of
 from sessions.store import RunStore
+from sessions.study import load as load_study
 from sessions.usage import Usage, run_usage
 
 WRONG = ("wrong", "unparseable", "error")
@@ -32,10 +33,19 @@ class ItemTags:
     manual: dict[str, str] = field(default_factory=dict)  # code -> label, added by a person
     reviewed: bool = False
     notes: list[str] = field(default_factory=list)
+    hidden: set[str] = field(default_factory=set)  # automatic codes blind mode keeps off the screen
 
     @property
     def codes(self) -> set[str]:
         return {t.code for t in self.auto} | set(self.manual)
+
+
+def study_items(store: RunStore) -> list[int]:
+    study = load_study(store)
+    if study is None:
+        return []
+    wanted = set(study.items)
+    return [i for i, item_id in enumerate(store.item_ids()) if item_id in wanted]
 
 
 class RunItems(OnDemand[Item]):
@@ -47,8 +57,9 @@ class RunItems(OnDemand[Item]):
 
     KEEP = 512
 
-    def __init__(self, store: RunStore):
+    def __init__(self, store: RunStore, annotator: str = "", blind: bool = False):
         self.store = store
+        self.blind = blind  # automatic tags and what is derived from them stay hidden
         self._kept: OrderedDict[int, Item] = OrderedDict()
 
     def __len__(self) -> int:
@@ -73,15 +84,19 @@ class RunState:
     read from the store only for the item shown.
     """
 
-    def __init__(self, store: RunStore):
+    def __init__(self, store: RunStore, annotator: str = "", blind: bool = False):
         self.store = store
+        self.blind = blind  # automatic tags and what is derived from them stay hidden
         self.engine, self.settings = api.run_settings(store)
         self.items = RunItems(store)
         self.ids: list[str] = store.item_ids()
         self.records: dict[int, dict[str, Any]] = store.summaries()
         self.usage: Usage = run_usage(self.records.values())  # tokens over the records, kept up to date
-        self.annotations: AnnotationLog = store.annotations()
-        self.marks: dict[str, ItemMarks] = self.annotations.marks()
+        self.annotations: AnnotationLog = store.annotations(annotator)
+        self.annotator = self.annotations.annotator
+        self.marks: dict[str, ItemMarks] = self.annotations.marks(self.annotator)  # this person's marks only
+        self.study = study_items(store)  # item indices of the run's study, run order (empty: none)
+        self._study_set = set(self.study)
         self._positions: dict[str, int] | None = None
         self.filter = "all"
         self.query = ""
@@ -105,10 +120,11 @@ class RunState:
         return record.get("status", "error") if record else "pending"
 
     def main_score(self, index: int) -> float | None:
+        """The engine's list score of the item (``Engine.list_score``: 0..1, monotone with the status)."""
         record = self.records.get(index)
-        if not record or not self.score_key:
+        if not record:
             return None
-        value = record.get("scores", {}).get(self.score_key)
+        value = self.engine.list_score(record.get("status", "error"), record.get("scores", {}))
         return float(value) if isinstance(value, (int, float)) else None
 
     def taxonomy(self) -> list[TagType]:
@@ -127,9 +143,14 @@ class RunState:
         else:
             labels = self.labels()
             auto = [Tag(code=c, label=labels.get(c, c)) for c in (self.records.get(index) or {}).get("tags", [])]
+        hidden = {t.code for t in auto} if self.blind else set()
         mark = self.marks.get(self.ids[index])
         if not mark:
-            return ItemTags(auto=auto)
+            return ItemTags(auto=[] if self.blind else auto, hidden=hidden)
+        if self.blind or mark.blind:  # the person's own labels, from none
+            auto = [] if self.blind else [t for t in auto if t.code not in mark.removed]
+            return ItemTags(auto=auto, manual=dict(mark.added), reviewed=mark.reviewed, notes=list(mark.notes),
+                            hidden=hidden)
         kept = [t for t in auto if t.code not in mark.removed]
         kept_codes = {t.code for t in kept}
         return ItemTags(
@@ -173,7 +194,7 @@ class RunState:
 
     def annotate(self, index: int, kind: str, code: str = "", text: str = "", label: str = "") -> None:
         """Write one event now (durably, by the log) and refresh the item's marks."""
-        self.annotations.add(self.ids[index], kind, code=code, text=text, label=label)
+        self.annotations.add(self.ids[index], kind, code=code, text=text, label=label, blind=self.blind)
         self.refresh_annotations()
         self.versions[index] = self.versions.get(index, 0) + 1
 
@@ -201,8 +222,33 @@ class RunState:
         self.annotate(index, "tag_remove", code=code)
 
     def accept(self, index: int) -> None:
-        codes = ",".join(sorted(t.code for t in self.tags(index).auto))
+        codes = ",".join(sorted(self.tags(index).codes))
         self.annotate(index, "reviewed", text=codes)
+
+    def reviewed(self, index: int) -> bool:
+        mark = self.marks.get(self.ids[index])
+        return bool(mark and mark.reviewed)
+
+    def next_unlabelled(self, position: int) -> int | None:
+        """The position in ``order`` of the next item this person has not reviewed, wrapping round."""
+        count = len(self.order)
+        for step in range(1, count + 1):
+            candidate = (position + step) % count
+            if not self.reviewed(self.order[candidate]):
+                return candidate
+        return None
+
+    def set_blind(self, blind: bool) -> None:
+        """Hide or reveal the automatic tags: every row is redrawn, and a tag filter cannot stay."""
+        self.blind = blind
+        if blind and self.filter.startswith("tag:"):
+            self.filter = "all"
+        self.versions = {i: self.versions.get(i, 0) + 1 for i in range(self.total)}
+        self.recompute()
+
+    def study_progress(self) -> tuple[int, int]:
+        """(study items this person reviewed, study items)."""
+        return sum(self.reviewed(i) for i in self.study), len(self.study)
 
     def note(self, index: int, text: str) -> None:
         self.annotate(index, "note", text=text)
@@ -213,7 +259,12 @@ class RunState:
         """(key, label) pairs for the filter dialog."""
         choices = [("all", "all items"), ("not-correct", "not correct (wrong, unparseable, error)")]
         choices += [(s, f"status {s}") for s in ("correct", "wrong", "unparseable", "error", "pending")]
-        choices += [("annotated", "annotated by a person"), ("unreviewed", "wrong and not reviewed")]
+        choices += [("annotated", "annotated by you"), ("unreviewed", "not correct and not reviewed by you"),
+                    ("unlabelled", "not reviewed by you")]
+        if self.study:
+            choices.insert(1, ("study", f"the study's {len(self.study)} items"))
+        if self.blind:  # a tag filter would show the automatic tags
+            return choices
         seen = {t.code for t in self.taxonomy()}
         for record in self.records.values():
             seen.update(record.get("tags", []))
@@ -232,6 +283,12 @@ class RunState:
             elif f in STATUS_RANK:
                 if status != f:
                     return False
+            elif f == "study":
+                if index not in self._study_set:
+                    return False
+            elif f == "unlabelled":
+                if self.reviewed(index):
+                    return False
             elif f == "annotated":
                 if self.ids[index] not in self.marks:
                     return False
@@ -240,7 +297,7 @@ class RunState:
                 if status not in WRONG or (mark and mark.reviewed):
                     return False
             elif f.startswith("tag:"):
-                if f[4:] not in self.tags(index).codes:
+                if self.blind or f[4:] not in self.tags(index).codes:
                     return False
         if self.query and self.query not in self.haystack(index):
             return False

@@ -3,7 +3,14 @@
 ``annotations.jsonl`` holds one event per line::
 
     {"id": "5f0c…", "item": "dedc-004", "kind": "tag_add", "code": "omission", "label": "Omission",
-     "text": "", "time": "2026-12-01T20:41:07.123+00:00", "source": "manual", "annotator": "ada"}
+     "text": "", "time": "2026-12-01T20:41:07.123+00:00", "source": "manual", "annotator": "ada",
+     "blind": false}
+
+Kinds: ``tag_add`` / ``tag_remove`` (a person's correction of the automatic tags, or with
+``blind`` their own label from scratch), ``reviewed`` (the item is done: its labels are the
+person's judgement), ``note``, and ``settle`` (an adjudicator's final labels, ``codes``; the
+latest settle of an item wins). An item is *reviewed by* a person once they tag, untag or
+mark it; a note alone is not a review. That one definition is used by every count.
 
 A writer takes an exclusive ``flock`` on ``annotations.lock``, appends its lines in one
 write and fsyncs before letting go, so two app windows (or the app and a script) never
@@ -33,7 +40,8 @@ from sessions.files import append_durably, atomic_write_bytes, complete_lines, n
 LOG = "annotations.jsonl"
 LOCK = "annotations.lock"
 LEGACY = "annotations.json"
-KINDS = ("tag_add", "tag_remove", "note", "reviewed")
+KINDS = ("tag_add", "tag_remove", "note", "reviewed", "settle")
+REVIEW_KINDS = ("tag_add", "tag_remove", "reviewed")
 
 
 def login_name() -> str:
@@ -43,6 +51,26 @@ def login_name() -> str:
         return "unknown"
 
 
+def resolve_annotator(name: str | None = None) -> str:
+    """Who annotation events are recorded for: ``--annotator``, else the config's ``annotator``, else the login name.
+
+    A config file that cannot be read falls back to the login name here: it is reported
+    by the commands that need the rest of it (starting runs)."""
+    from sessions.config import load_config
+    from sessions.errors import N2FError
+
+    chosen = (name or "").strip()
+    if not chosen:
+        try:
+            chosen = load_config().annotator.strip()
+        except N2FError:
+            chosen = ""
+    chosen = chosen or login_name()
+    if any(ch.isspace() or not ch.isprintable() for ch in chosen) or len(chosen) > 64:
+        raise InputError(f"annotator name {chosen!r} must be up to 64 printable characters without spaces")
+    return chosen
+
+
 @dataclass
 class ItemMarks:
     """What people's events say about one item, in the order they were written."""
@@ -50,10 +78,14 @@ class ItemMarks:
     added: dict[str, str] = field(default_factory=dict)  # code -> label
     removed: set[str] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
-    reviewed: bool = False
+    reviewed: bool = False  # tagged, untagged or marked done (see the module docstring)
+    blind: bool = False  # labelled without seeing the automatic tags: the labels start from none
 
     def apply(self, event: dict[str, Any]) -> None:
         kind, code = event["kind"], event.get("code", "")
+        if kind in REVIEW_KINDS:
+            self.reviewed = True
+            self.blind = self.blind or bool(event.get("blind"))
         if kind == "tag_add":
             self.added[code] = event.get("label") or code
             self.removed.discard(code)
@@ -62,8 +94,10 @@ class ItemMarks:
             self.removed.add(code)
         elif kind == "note":
             self.notes.append(event.get("text", ""))
-        elif kind == "reviewed":
-            self.reviewed = True
+
+    def labels(self, auto: Iterable[str]) -> set[str]:
+        """This person's label set for the item: the automatic codes corrected, or their own when blind."""
+        return ((set() if self.blind else set(auto)) - self.removed) | set(self.added)
 
 
 class AnnotationLog:
@@ -72,31 +106,45 @@ class AnnotationLog:
     def __init__(self, folder: Path, annotator: str = ""):
         self.folder = folder
         self.path = folder / LOG
-        self.annotator = annotator or login_name()
+        self._annotator = annotator
         self._events: list[dict[str, Any]] = []
         self._ids: set[str] = set()
-        self._marks: dict[str, ItemMarks] = {}
+        self._marks: dict[str, ItemMarks] = {}  # every person's events applied in log order
+        self._by_annotator: dict[str, dict[str, ItemMarks]] = {}
+        self._settled: dict[str, dict[str, str]] = {}  # item -> the latest settle's code -> label
         self._read_to = 0
         self._legacy_read = False
 
+    @property
+    def annotator(self) -> str:
+        """Whose events ``add`` writes: the name given, else ``resolve_annotator``'s (looked up when first needed)."""
+        if not self._annotator:
+            self._annotator = resolve_annotator()
+        return self._annotator
+
     # ------------------------------------------------------------------ writing
 
-    def add(self, item_id: str, kind: str, code: str = "", text: str = "", label: str = "") -> dict[str, Any]:
-        """Append one event now, durably; return it."""
+    def add(self, item_id: str, kind: str, code: str = "", text: str = "", label: str = "", blind: bool = False,
+            codes: dict[str, str] | None = None) -> dict[str, Any]:
+        """Append one event now, durably; return it. ``codes`` (code -> label) are a settle's final labels."""
         if kind not in KINDS:
             raise ValueError(f"unknown annotation kind {kind!r}")
         event = {"id": secrets.token_hex(8), "item": item_id, "kind": kind, "code": code, "label": label,
-                 "text": text, "time": now_iso(), "source": "manual", "annotator": self.annotator}
+                 "text": text, "time": now_iso(), "source": "manual", "annotator": self.annotator, "blind": blind}
+        if kind == "settle":
+            event["codes"] = dict(codes or {})
         self.append([event])
         return event
 
-    def append(self, events: Iterable[dict[str, Any]]) -> None:
-        """Append events (each with an ``id``) in one locked, fsynced write; ids already in the log are skipped."""
+    def append(self, events: Iterable[dict[str, Any]]) -> int:
+        """Append events (each with an ``id``) in one locked, fsynced write; ids already in the log are skipped.
+
+        Returns how many were written."""
         with self._locked():
             self.refresh()
-            fresh = [e for e in events if e["id"] not in self._ids]
+            fresh = list({e["id"]: e for e in events if e["id"] not in self._ids}.values())
             if not fresh:
-                return
+                return 0
             data = b"".join(json.dumps(e, ensure_ascii=False).encode("utf-8") + b"\n" for e in fresh)
             fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             try:
@@ -104,6 +152,7 @@ class AnnotationLog:
             finally:
                 os.close(fd)
             self.refresh()
+            return len(fresh)
 
     def _locked(self) -> "_FileLock":
         return _FileLock(self.folder / LOCK, on_acquire=self._convert_legacy)
@@ -143,18 +192,44 @@ class AnnotationLog:
                 continue
             self._ids.add(event["id"])
             self._events.append(event)
-            self._marks.setdefault(event["item"], ItemMarks()).apply(event)
+            item = event["item"]
+            if event["kind"] == "settle":
+                self._settled[item] = dict(event.get("codes") or {})
+            else:
+                self._marks.setdefault(item, ItemMarks()).apply(event)
+                person = self._by_annotator.setdefault(event.get("annotator", ""), {})
+                person.setdefault(item, ItemMarks()).apply(event)
             fresh.append(event)
         return fresh
 
-    def events(self, item_id: str | None = None) -> list[dict[str, Any]]:
+    def events(self, item_id: str | None = None, annotator: str | None = None) -> list[dict[str, Any]]:
         self.refresh()
-        return [dict(e) for e in self._events if item_id is None or e["item"] == item_id]
+        return [dict(e) for e in self._events if (item_id is None or e["item"] == item_id)
+                and (annotator is None or e.get("annotator", "") == annotator)]
 
-    def marks(self) -> dict[str, ItemMarks]:
-        """Item id -> the marks people's events leave on it."""
+    def marks(self, annotator: str | None = None) -> dict[str, ItemMarks]:
+        """Item id -> the marks one person's events (None: everyone's, in log order) leave on it."""
         self.refresh()
-        return self._marks
+        return self._marks if annotator is None else self._by_annotator.setdefault(annotator, {})
+
+    def by_annotator(self) -> dict[str, dict[str, ItemMarks]]:
+        """Annotator -> item id -> that person's marks (annotators with no review event included)."""
+        self.refresh()
+        return self._by_annotator
+
+    def settled(self) -> dict[str, dict[str, str]]:
+        """Item id -> the adjudicated labels (code -> label) of the item's latest settle event."""
+        self.refresh()
+        return self._settled
+
+    def import_lines(self, lines: Iterable[str], known_items: set[str], source: str) -> int:
+        """Merge another log's events (JSON lines); return how many were new. Ids already here are skipped.
+
+        Every line is checked before anything is written, so a bad file adds nothing.
+        """
+        events = [_checked_event(line, number, known_items, source)
+                  for number, line in enumerate(lines, 1) if line.strip()]
+        return self.append(events)
 
     def effective(self) -> dict[str, dict[str, Any]]:
         """Item id -> {"added": {code: label}, "removed": set, "notes": [...], "reviewed": bool}."""
@@ -195,5 +270,20 @@ def _legacy_events(path: Path) -> list[dict[str, Any]]:
         table = json.loads(text).get("events", {}) if text.strip() else {}
     except json.JSONDecodeError as exc:
         raise InputError(f"{path} is not valid JSON ({exc})") from None
-    return [{"id": f"legacy-{doc_id}", "annotator": "", **event}
+    return [{"id": f"legacy-{doc_id}", "annotator": login_name(), **event}
             for doc_id, event in sorted(table.items(), key=lambda pair: int(pair[0]))]
+
+
+def _checked_event(line: str, number: int, known_items: set[str], source: str) -> dict[str, Any]:
+    """One imported line as an event, or an InputError naming the line."""
+    try:
+        event = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{source} line {number} is not JSON ({exc.msg})") from None
+    if not isinstance(event, dict) or not all(isinstance(event.get(k), str) and event.get(k) for k in ("id", "item", "kind")):
+        raise InputError(f"{source} line {number} is not an annotation event (needs id, item and kind)")
+    if event["kind"] not in KINDS:
+        raise InputError(f"{source} line {number}: unknown kind {event['kind']!r} (known: {', '.join(KINDS)})")
+    if event["item"] not in known_items:
+        raise InputError(f"{source} line {number}: item {event['item']!r} is not in this run")
+    return event

@@ -4,11 +4,13 @@ The runner, the tools and asyncio are imported by the functions that run somethi
 that reading a run (``n2f show``, ``report``, ``runs``) does not load them.
 
 Both front ends go through these functions so that a run started from the TUI and one
-started from the command line are the same thing on disk.
+started from the command line are the same thing on disk; that is also why the module is
+longer than most: each front end finds every request it makes here.
 """
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import itertools
 import platform
@@ -18,8 +20,8 @@ from importlib import metadata
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from engines import get_engine
+from engines.contract import Engine
 from engines.core import (
-    Engine,
     Item,
     ItemResult,
     RunResults,
@@ -51,9 +53,21 @@ class PreparedRun:
 
 
 def build_items(engine_name: str, setting_pairs: Sequence[str] | Mapping[str, str], seed: int) -> tuple[Engine, Any, Sequence[Item]]:
+    """The engine, its parsed settings and its items.
+
+    Building items allocates hundreds of thousands of long-lived objects (compost's graph,
+    dedc's samples) and almost no reference cycles, so the collector's full passes while
+    the heap grows are pure cost: it is paused meanwhile, and resumed as it was.
+    """
     engine = get_engine(engine_name)
     settings = parse_settings(engine.settings_type, setting_pairs)
-    return engine, settings, engine.items(settings, seed)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return engine, settings, engine.items(settings, seed)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 async def run_tool_steps(engine: Engine, item: Item, settings: Any, outputs: Sequence[str]) -> list[str]:
@@ -147,8 +161,9 @@ def local_settings(engine_name: str, setting_pairs: Sequence[str] | Mapping[str,
             return setting_pairs  # parse_settings names the malformed pair
         setting_pairs = dict(p.split("=", 1) for p in setting_pairs)
     pairs = {k.strip(): v.strip() for k, v in setting_pairs.items()}
-    default = getattr(get_engine(engine_name).settings_type(), "max_tokens", None)
-    cap = reply_cap(default, pairs) if isinstance(default, int) else None
+    engine = get_engine(engine_name)
+    default = getattr(engine.settings_type(), "max_tokens", None)
+    cap = reply_cap(default, pairs, engine.model_steps) if isinstance(default, int) else None
     return pairs if cap is None else {**pairs, "max_tokens": str(cap)}
 
 
@@ -282,26 +297,31 @@ def rescore(ref: str) -> tuple[RunStore, dict[str, int]]:
 
 
 def load_results(store: RunStore) -> RunResults:
-    """The run as its engine's report sees it, built while reading the log record by record.
+    """The run as its engine's report sees it.
 
-    Reports group by ``item.meta``, name items by id and count tags; they never read an
-    item's inputs or gold, a step's trace or a tag's evidence. The results here carry
-    only what reports read, so a 100,000-item report does not hold 180 MB of prompts and
-    every record's trace at once.
+    Reports group by ``item.meta``, name items by id and count tags by code; they never
+    read an item's inputs or gold, a step's trace or a tag's evidence. So the results
+    come from the index's summaries (status, scores, tag codes) and brief items, and the
+    full records are read only for an engine whose report reads replies or tool results
+    (``report_reads_outputs``): a 100,000-item dedc report parses no record at all. Tags
+    are shared per code and labelled from the taxonomy, as the reports' tables are.
     """
-    _, settings = run_settings(store)
+    engine, settings = run_settings(store)
     items = store.brief_items()
-    results = {
-        index: ItemResult(
-            item=items[index],
-            status=record.get("status", "error"),
-            scores=dict(record.get("scores", {})),
-            tags=[Tag(code=str(t["code"]), label=str(t.get("label", t["code"])), source=str(t.get("source", "auto")))
-                  for t in record.get("tags", [])],
-            outputs=list(record.get("outputs", [])),
-        )
-        for index, record in store.iter_results()
-    }
+    shared: dict[str, Tag] = {t.code: Tag(code=t.code, label=t.label) for t in engine.taxonomy()}
+
+    def result(index: int, entry: Mapping[str, Any], codes: Sequence[str], outputs: list[str]) -> ItemResult:
+        tags = [shared.get(code) or shared.setdefault(code, Tag(code=code, label=code)) for code in codes]
+        return ItemResult(item=items[index], status=entry.get("status", "error"), scores=entry.get("scores", {}),
+                          tags=tags, outputs=outputs)
+
+    if engine.report_reads_outputs:
+        results = {index: result(index, record, [str(t["code"]) for t in record.get("tags", [])],
+                                 list(record.get("outputs", [])))
+                   for index, record in store.iter_results()}
+    else:
+        results = {index: result(index, summary, summary.get("tags", []), [])
+                   for index, summary in store.summaries().items()}
     return RunResults(name=store.label, model=store.meta.get("model", ""), settings=settings,
                       results=[results[i] for i in sorted(results)])
 
@@ -313,7 +333,7 @@ class ItemDetail:
     index: int
     item: Item
     record: dict[str, Any] | None
-    prompts: list[dict[str, Any]]  # per step: {"step", "messages": [{"role", "content"}]}
+    prompts: list[dict[str, Any]]  # per step, as ``item_steps`` returns them
     verdict: Any  # engines.core.Verdict, re-judged from the stored outputs (None if not scored)
     annotations: list[dict[str, Any]]
 
@@ -327,6 +347,21 @@ class ItemDetail:
         return self.verdict is None and self.record is not None and self.record.get("status") != "error"
 
 
+def item_steps(store: RunStore, item: Item, outputs: Sequence[str]) -> list[dict[str, Any]]:
+    """The item's steps rebuilt from the run's templates, one per stored output (at least one):
+    ``{"step", "kind" (model|tool), "tool", "messages": [{"role", "content"}]}``; a tool step has no messages."""
+    engine, settings = run_settings(store)
+    templates = store.meta.get("templates")
+    steps = []
+    for step_index in range(max(1, len(outputs))):
+        step = engine.next_step(item, settings, outputs[:step_index], templates)
+        if step is None:
+            break
+        steps.append({"step": step.name, "kind": step.kind, "tool": step.tool,
+                      "messages": [m.to_json() for m in step.messages]})
+    return steps
+
+
 def item_detail(store: RunStore, index: int, record: dict[str, Any] | None = None,
                 annotations: list[dict[str, Any]] | None = None, scored: bool = True) -> ItemDetail:
     """Prompts rebuilt from the run's templates and a fresh verdict with views from stored outputs.
@@ -337,19 +372,12 @@ def item_detail(store: RunStore, index: int, record: dict[str, Any] | None = Non
     inspector); None reads the log. ``scored=False`` leaves the verdict for ``score_detail``:
     re-judging can take seconds (a solver at its timeout), reading and prompts do not.
     """
-    engine, settings = run_settings(store)
     item = store.item(index)
     if record is None:
         record = store.record(index)
     record = record or None
     outputs = list(record.get("outputs", [])) if record else []
-    templates = store.meta.get("templates")
-    prompts = []
-    for step_index in range(max(1, len(outputs))):
-        step = engine.next_step(item, settings, outputs[:step_index], templates)
-        if step is None:
-            break
-        prompts.append({"step": step.name, "messages": [m.to_json() for m in step.messages]})
+    prompts = item_steps(store, item, outputs)
     detail = ItemDetail(index=index, item=item, record=record, prompts=prompts, verdict=None,
                         annotations=store.annotations().events(item.id) if annotations is None else annotations)
     return score_detail(store, detail) if scored else detail
@@ -377,17 +405,20 @@ def find_item(store: RunStore, ref: str) -> tuple[int, Item]:
 
 def build_report(store: RunStore, against: Sequence[RunStore] = ()) -> tuple[Any, dict[str, Any]]:
     """The engine's report plus the fields every report has (engine, model, n, counts, accuracy, tags)."""
-    from engines.reporting import accuracy, status_counts, tag_counts
+    from engines.reporting import accuracy, status_counts
+    from sessions.describe import describe_run
+    from sessions.final_tags import load_final_results, review_summary
     from sessions.papers import paper_block
 
     engine, _ = run_settings(store)
-    run = load_results(store)
+    run, labels = load_final_results(store)
     others = []
     for other in against:
         if other.meta["engine"] != engine.name:
             raise InputError(f"run {other.label} is a {other.meta['engine']} run; cannot report it against {engine.name}")
-        others.append(load_results(other))
+        others.append(load_final_results(other)[0])
     report = engine.report(run, others)
+    review = review_summary(report, run.results, labels, {t.code: t.label for t in engine.taxonomy()})
     summaries = store.summaries()
     usage = run_usage(summaries.values()).to_json(price_of(store))
     counts = status_counts(run.results)
@@ -399,12 +430,13 @@ def build_report(store: RunStore, against: Sequence[RunStore] = ()) -> tuple[Any
         "engine": engine.name,
         "model": store.meta.get("model", ""),
         "settings": store.meta.get("settings", {}),
+        "description": describe_run(store.meta).to_json(),
         "seed": store.meta.get("seed"),
         "status": store.meta.get("status", ""),
         "n": int(store.meta.get("total", len(run.results))),
         "counts": counts,
         "accuracy": accuracy(run.results),
-        "tags": tag_counts(run.results),
+        **review,
         "metrics": report.metrics,
         "usage": usage,
         # replies whose backend reported a finish reason, and how many of them the reply cap cut

@@ -1,7 +1,9 @@
 """Two runs of one engine over the same items, side by side.
 
 Items are matched by id (a fork, a rerun with another model or other settings keep the
-ids); items only one run has are skipped. An item without a result is ``pending``.
+ids); items only one run has are not compared but counted (``unmatched``), so a run of 323
+items against one of 300 says so. An item without a result is ``pending``. Tags are each
+run's final tags (``sessions.labels``): a person's review counts here as in the report.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from typing import Any, Iterable
 
 from engines import get_engine
 from sessions.errors import InputError
+from sessions.labels import RunLabels, store_labels
 from sessions.store import RunStore
 
 UNJUDGED = ("pending", "error")
@@ -36,8 +39,16 @@ class ItemComparison:
         return self.status_a != self.status_b or self.scores_a.get(key) != self.scores_b.get(key)
 
 
-def _side(store: RunStore) -> tuple[dict[str, int], dict[int, dict[str, Any]]]:
-    return {item_id: index for index, item_id in enumerate(store.item_ids())}, store.results()
+def _side(store: RunStore) -> tuple[dict[str, int], dict[int, dict[str, Any]], RunLabels]:
+    results = store.results()
+    return ({item_id: index for index, item_id in enumerate(store.item_ids())}, results,
+            store_labels(store, {i: {"tags": [t["code"] for t in r.get("tags", [])]} for i, r in results.items()}))
+
+
+def _final_codes(record: dict[str, Any], item_id: str, labels: RunLabels) -> list[str]:
+    auto = [t["code"] for t in record.get("tags", [])]
+    final = labels.final(item_id, auto)
+    return [c for c in auto if c in final] + sorted(final - set(auto))
 
 
 def compare_runs(a: RunStore, b: RunStore) -> list[ItemComparison]:
@@ -47,8 +58,8 @@ def compare_runs(a: RunStore, b: RunStore) -> list[ItemComparison]:
             f"run {a.label} is a {a.meta['engine']} run and {b.label} a {b.meta['engine']} run; cannot compare them"
         )
     main_score = get_engine(a.meta["engine"]).main_score
-    ids_a, results_a = _side(a)
-    ids_b, results_b = _side(b)
+    ids_a, results_a, labels_a = _side(a)
+    ids_b, results_b, labels_b = _side(b)
     rows = []
     for item_id, index_a in ids_a.items():
         index_b = ids_b.get(item_id)
@@ -65,14 +76,20 @@ def compare_runs(a: RunStore, b: RunStore) -> list[ItemComparison]:
                 status_b=record_b.get("status", "pending"),
                 scores_a=dict(record_a.get("scores", {})),
                 scores_b=dict(record_b.get("scores", {})),
-                tags_a=[t["code"] for t in record_a.get("tags", [])],
-                tags_b=[t["code"] for t in record_b.get("tags", [])],
+                tags_a=_final_codes(record_a, item_id, labels_a),
+                tags_b=_final_codes(record_b, item_id, labels_b),
                 main_score=main_score,
             )
         )
     if not rows:
         raise InputError(f"runs {a.label} and {b.label} share no items")
     return rows
+
+
+def unmatched(a: RunStore, b: RunStore) -> dict[str, int]:
+    """How many items only one of the two runs has (by id)."""
+    ids_a, ids_b = set(a.item_ids()), set(b.item_ids())
+    return {"only_in_a": len(ids_a - ids_b), "only_in_b": len(ids_b - ids_a)}
 
 
 def comparison_summary(rows: Iterable[ItemComparison]) -> dict[str, int]:

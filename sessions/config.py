@@ -11,6 +11,7 @@ would run with the default and nobody would notice.
 ```toml
 model = "openai:gpt-4o-mini"
 concurrency = 8
+annotator = "ada"                         # the name your annotation events carry (else the login name)
 
 [openai]
 base_url = "https://api.openai.com/v1"   # else OPENAI_BASE_URL
@@ -67,6 +68,7 @@ class Config:
     azure_api_version: str = ""
     default_model: str = "sim"
     concurrency: int = 8
+    annotator: str = ""  # the name annotation events record; empty: the login name
     prices: Mapping[str, Price] = field(default_factory=dict)
 
     def price_for(self, model_text: str, model_name: str = "") -> Price | None:
@@ -75,7 +77,8 @@ class Config:
 
 
 # file key -> (Config field, type)
-TOP_KEYS: dict[str, tuple[str, type]] = {"model": ("default_model", str), "concurrency": ("concurrency", int)}
+TOP_KEYS: dict[str, tuple[str, type]] = {"model": ("default_model", str), "concurrency": ("concurrency", int),
+                                         "annotator": ("annotator", str)}
 OPENAI_KEYS: dict[str, tuple[str, type]] = {
     "base_url": ("openai_base_url", str),
     "api_key": ("openai_api_key", str),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engines.core import Engine
+from engines.contract import Engine
 from sessions.backends.base import Backend, ModelSpec
 from sessions.config import Config
 from sessions.errors import InputError

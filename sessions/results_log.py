@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
@@ -35,6 +36,7 @@ from sessions.files import append_durably, atomic_write_bytes, complete_lines, f
 RECORDS = "results.jsonl"
 INDEX = "results.index.jsonl"
 LEGACY = "results.json"
+SHARED_SCORES = 4  # score tables of up to this many keys are shared between equal summaries
 
 
 def summary_of(record: Mapping[str, Any]) -> dict[str, Any]:
@@ -73,6 +75,7 @@ class ResultsLog:
         self.records_path = folder / RECORDS
         self.index_path = folder / INDEX
         self._summaries: dict[int, dict[str, Any]] = {}
+        self._shared_scores: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
         self._read_to = 0  # bytes of the index parsed so far
         self._legacy: dict[int, dict[str, Any]] | None = None
         self._fd_records: int | None = None
@@ -94,9 +97,18 @@ class ResultsLog:
             except json.JSONDecodeError as exc:
                 raise InputError(f"{self.index_path} has a damaged line ({exc}); the run cannot be read") from None
             for summary in parsed:
-                self._summaries[int(summary.pop("i"))] = summary
+                self._summaries[int(summary.pop("i"))] = self._compact(summary)
         self._read_to += used
         return self._summaries
+
+    def _compact(self, summary: dict[str, Any]) -> dict[str, Any]:
+        """The summary with its status and small score tables shared with equal ones (read-only by
+        contract): 100,000 dedc summaries hold two score dicts instead of 100,000."""
+        summary["status"] = sys.intern(str(summary.get("status", "error")))
+        scores = summary.get("scores")
+        if isinstance(scores, dict) and len(scores) <= SHARED_SCORES:
+            summary["scores"] = self._shared_scores.setdefault(tuple(scores.items()), scores)
+        return summary
 
     def record(self, index: int) -> dict[str, Any] | None:
         """One item's full record, parsing nothing else of the run.

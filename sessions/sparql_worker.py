@@ -23,10 +23,10 @@ in 0.6 s, but its queries are 3-6x slower (the 2,376 gold queries of a default r
 runs under ~500 items and makes a full run slower (3.3 s of queries against 1.5 s with
 the load). Opening it first and switching to memory once loaded is no way out: the two
 return rows in a different order for 463 of those 2,376 queries, so what a row cap
-keeps would depend on timing. No faster way into an in-memory store exists either
-(measured on the earlier 174k-triple graph): parsing is 0.67 s of 0.74 s (gzip
-0.07 s), and copying the quads over from an on-disk store takes as long (0.66 s). The
-graph is therefore parsed once per child: once per process, and again after a timeout.
+keeps would depend on timing. No faster way into an in-memory store exists either:
+parsing is most of the load (gzip a tenth of it), and copying the quads over from an
+on-disk store takes as long. The graph is therefore parsed once per child: once per
+process, and again after a timeout.
 """
 
 from __future__ import annotations

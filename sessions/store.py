@@ -229,9 +229,12 @@ class RunStore:
         return _BRIEF_DECODER.decode("[" + ",".join(data.decode("utf-8").splitlines()) + "]")
 
     def brief_items(self) -> list[Item]:
-        """Every item with its id and meta only: what reports group and name items by."""
-        engine = self.meta["engine"]
-        return [Item(id=b["id"], engine=engine, inputs={}, gold={}, meta=b["meta"]) for b in self.briefs()]
+        """Every item with its id and meta only: what reports group and name items by.
+
+        Their inputs and gold are one shared empty mapping, read-only like the rest of a brief.
+        """
+        engine, nothing = self.meta["engine"], {}
+        return [Item(id=b["id"], engine=engine, inputs=nothing, gold=nothing, meta=b["meta"]) for b in self.briefs()]
 
     def item_ids(self) -> list[str]:
         """Every item's id in run order: the head of each brief line, without parsing the metas."""

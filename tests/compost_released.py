@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engines.core import DataError, Item
+from official_data import DATA_ROOT
 
 FILES = {"easy": "easy", "medium": "medium", "hard": "max"}  # level -> official file's name part
 
@@ -44,7 +45,7 @@ def read_rows(path: Path, items: dict[str, Item], level: str) -> list[Row]:
     return out
 
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "compost"
+DATA = DATA_ROOT / "compost"
 
 
 def released_csv(level: str) -> Path:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
+from typing import Mapping, Sequence
 
-from engines.core import Item, Message, Report, Step, Tag, TagType, Verdict, View
+from engines.contract import Engine
+from engines.core import Item, Message, Report, RunResults, SimOptions, Step, Tag, TagType, Verdict, View
 from engines.reporting import accuracy
 
 
@@ -12,49 +15,53 @@ from engines.reporting import accuracy
 class FakeSettings:
     count: int = field(default=20, metadata={"min": 1})
     steps: int = 1
+    temperature: float = 0.0
+    max_tokens: int = 16
 
 
-class FakeEngine:
+class FakeEngine(Engine[FakeSettings]):
     name = "fake"
     title = "fake engine"
     settings_type = FakeSettings
     main_score = "correct"
 
-    def items(self, settings, seed):
+    def items(self, settings: FakeSettings, seed: int) -> list[Item]:
         return [Item(id=f"fake-{i}", engine="fake", inputs={"question": f"q{i}"}, gold={"answer": f"a{i}"}, meta={"k": i % 3})
                 for i in range(settings.count)]
 
-    def model_params(self, settings):
+    def model_params(self, settings: FakeSettings) -> dict:
         return {}
 
-    def templates(self, settings):
+    def templates(self, settings: FakeSettings) -> dict[str, str]:
         return {"answer": "Q: {question}"}
 
-    def next_step(self, item, settings, outputs, templates=None):
+    def next_step(self, item: Item, settings: FakeSettings, outputs: Sequence[str],
+                  templates: Mapping[str, str] | None = None) -> Step | None:
         if len(outputs) >= settings.steps:
             return None
         template = (templates or self.templates(settings))["answer"]
         return Step(name=f"s{len(outputs)}", messages=(Message("user", template.format(**item.inputs)),), template="answer")
 
-    def score(self, item, outputs, settings, with_views=True, finish_reasons=(), templates=None):
+    def judge(self, item: Item, outputs: Sequence[str], settings: FakeSettings, with_views: bool) -> Verdict:
         ok = outputs and outputs[-1] == item.gold["answer"]
         tags = [] if ok else [Tag("oops", "Oops", evidence=f"got {outputs[-1]!r}" if outputs else "nothing")]
         return Verdict(status="correct" if ok else "wrong", scores={"correct": float(bool(ok))}, tags=tags,
                        views=[View("text", "output", outputs[-1] if outputs else "")])
 
-    def taxonomy(self):
+    def taxonomy(self) -> list[TagType]:
         return [TagType("oops", "Oops", "a wrong answer")]
 
-    def simulate(self, item, step, outputs, options, rng_seed):
-        import random
-
+    def simulate(self, item: Item, step: Step, outputs: Sequence[str], options: SimOptions, rng_seed: int) -> str:
         return "wrong" if random.Random(rng_seed).random() < options.error_rate else item.gold["answer"]
 
-    def oracle(self, item, step, outputs):
+    def oracle(self, item: Item, step: Step, outputs: Sequence[str]) -> str:
         return item.gold["answer"]
 
-    def report(self, run, against=()):
+    def report(self, run: RunResults, against: Sequence[RunResults] = ()) -> Report:
         return Report(metrics={"accuracy": accuracy(run.results)})
+
+    def list_score(self, status: str, scores: Mapping[str, float]) -> float | None:
+        return scores.get("correct")
 
 
 def register(monkeypatch) -> FakeEngine:

@@ -6,7 +6,8 @@ import pytest
 
 from engines import get_engine
 from engines.core import parse_settings
-from sessions.agreement import agreement, cohen_kappa
+from sessions.agreement import agreement_report
+from sessions.statistics import cohen_kappa
 from sessions.api import prepare_run
 from sessions.store import RunStore
 
@@ -58,7 +59,8 @@ def annotated_run():
 
 def test_agreement_on_a_hand_annotated_run():
     store, ids = annotated_run()
-    rows, reviewed = agreement(RunStore.open(store.id))
+    report = agreement_report(RunStore.open(store.id))
+    rows, reviewed = report.quality, report.quality_n
     assert reviewed == 4  # items 0, 1, 2, 4
     taxonomy = [t.code for t in get_engine("dedc").taxonomy()]
     assert [r.code for r in rows] == taxonomy + ["my_code"]
@@ -89,6 +91,7 @@ async def test_a_sim_run_without_review_has_no_agreement():
     prepared = await prepare_run("dedc", model="sim:error_rate=0.6", limit=5)
     await prepared.runner.run()
     prepared.store.close()
-    rows, reviewed = agreement(RunStore.open(prepared.store.id))
+    report = agreement_report(RunStore.open(prepared.store.id))
+    rows, reviewed = report.quality, report.quality_n
     assert reviewed == 0
     assert rows and all(r.kappa is None and r.precision is None and r.tp + r.fp + r.fn + r.tn == 0 for r in rows)

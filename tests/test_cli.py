@@ -12,8 +12,9 @@ import pytest
 
 from n2f_tui.cli import rate_text
 from stub_openai import running_stub
+from official_data import DATA_ROOT
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "dedc"
+DATA = DATA_ROOT / "dedc"
 
 
 def n2f(*args: str, check: bool = True, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -46,6 +47,7 @@ def test_items_prints_323_items_over_15_graph_types():
     assert all(json.loads(l)["meta"]["gap"] for l in n2f("items", "dedc", "-s", "gap=100").stdout.splitlines())
 
 
+@pytest.mark.slow
 def test_run_report_show_export_rescore_round_trip(tmp_path):
     run = json.loads(n2f("run", "dedc", "-m", "sim:error_rate=0.5", "-n", "40", "--name", "half", "--json", "-q").stdout)
     assert run["engine"] == "dedc" and run["n"] == 40
@@ -67,7 +69,7 @@ def test_run_report_show_export_rescore_round_trip(tmp_path):
     assert shown["prompts"][0]["messages"][0]["content"].startswith("For a given question of tabular reasoning")
     assert shown["verdict"]["status"] == shown["record"]["status"]
     assert shown["verdict"]["views"]
-    assert "prompt: answer" in n2f("show", "half", shown["item"]["id"]).stdout
+    assert "Prompt: answer" in n2f("show", "half", shown["item"]["id"]).stdout
 
     lines = n2f("export", "half", "--format", "jsonl").stdout.splitlines()
     assert len(lines) == 40
@@ -118,6 +120,7 @@ def write_config(text: str) -> None:
     Path(os.environ["N2F_HOME"], "config.toml").write_text(text)
 
 
+@pytest.mark.slow
 def test_openai_backend_against_stub_with_transient_failures():
     def reply(messages):
         return "view_1 := f0 (all, attr_1, 2); result := view_1;"
@@ -133,6 +136,7 @@ def test_openai_backend_against_stub_with_transient_failures():
     assert meta["backend"]["base_url"] == stub.base_url
 
 
+@pytest.mark.slow
 def test_hanging_and_malformed_servers_end_as_error_then_resume_finishes():
     write_config("[openai]\ndeadline = 1.5\nattempt_timeout = 0.5\n")
     with running_stub(["hang:3"] * 40) as stub:
@@ -154,6 +158,7 @@ def test_hanging_and_malformed_servers_end_as_error_then_resume_finishes():
         assert "malformed" in exported["error"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args, needles",
     [
@@ -182,13 +187,15 @@ def test_unwritable_data_dir_is_a_clear_error(tmp_path, monkeypatch):
     assert_clear_error(n2f("run", "dedc", "-n", "1", check=False), 2, "not writable")
 
 
-@pytest.mark.skipif(not DATA.is_dir(), reason="official DEDC data not beside the checkout")
+@pytest.mark.slow
+@pytest.mark.needs_data
 def test_official_dataset_runs_through_the_cli():
     report = json.loads(n2f("run", "dedc", "-s", f"dataset={DATA / '4_to_4_shot3_cross.jsonl'}", "-m", "oracle",
                             "--json", "-q").stdout)
     assert report["n"] == 323 and report["accuracy"] == 1.0
 
 
+@pytest.mark.slow
 def test_report_against_a_primitive_demo_run_gives_table_1():
     n2f("run", "dedc", "-m", "sim", "--name", "dc", "-q")
     n2f("run", "dedc", "-m", "sim", "-s", "primitives=true", "--name", "c", "-q")

@@ -72,3 +72,23 @@ async def test_refuses_other_engines_and_runs_without_common_items(monkeypatch):
     a, b = fake_run({"fake-0", "fake-1"}), fake_run({"fake-2"})
     with pytest.raises(InputError, match=f"runs {a.id} and {b.id} share no items"):
         compare_runs(a, b)
+
+
+async def test_unmatched_items_are_counted_and_differences_listed():
+    from sessions.describe import describe_run, run_differences, template_hash
+    from sessions.compare import unmatched
+
+    prepared = await prepare_run("dedc", ["shots=2"], model="sim", limit=5)
+    await prepared.runner.run()
+    prepared.store.close()
+    fewer, more = RunStore.open(prepared.store.id), await sim_run(0.3, 8)
+    assert unmatched(more, fewer) == {"only_in_a": 3, "only_in_b": 0}
+    assert len(compare_runs(more, fewer)) == 5
+    assert describe_run(fewer.meta).text == "shots=2" and describe_run(more.meta).text == "defaults"
+    assert "shots 3 → 2" in run_differences(more.meta, fewer.meta)
+    assert not any(line.startswith("template") for line in run_differences(more.meta, fewer.meta))  # shots is no edit
+    short = "Short.\n{question}"
+    fork = fork_with_templates(more, {"answer": short})
+    was = template_hash(more.meta["templates"]["answer"])
+    assert run_differences(more.meta, fork.meta) == [f"template answer #{was} → #{template_hash(short)}"]
+    assert describe_run(fork.meta).templates == {"answer": template_hash(short)}

@@ -124,6 +124,7 @@ def test_preflight_refuses_an_unreachable_or_malformed_url():
         asyncio.run(preflight("localhost:8890/sparql"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode, needle", [
     ("html", "did not return SPARQL JSON results"),
     ("500", "answered HTTP 500"),
@@ -142,6 +143,7 @@ def test_a_run_on_a_bad_endpoint_fails_before_it_starts(mode, needle):
     assert runs.returncode == 0 and json.loads(runs.stdout) == []
 
 
+@pytest.mark.slow
 def test_a_run_on_an_endpoint_scores_from_its_answers_and_resume_checks_it_again(graph):
     with serving("sparql", graph) as server:
         result = n2f("run", "compost", "-m", "oracle", "-n", "3", "-s", f"endpoint={server.url}", "--json", "-q")

@@ -8,7 +8,6 @@ import json
 import random
 import re
 from collections import Counter, defaultdict
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
@@ -23,8 +22,6 @@ from engines.compost.lexicon import (DBO, DBR, INDUSTRY, NATIONALITY, RDF_TYPE, 
 from engines.compost.patterns import CENTRE, node, sub_patterns
 from engines.compost.settings import CompostSettings
 from sessions.sparql import sparql
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 @pytest.mark.parametrize("depth,breadth,count", [(2, 2, 10), (3, 2, 21), (2, 3, 29), (3, 3, 72)])
@@ -175,6 +172,7 @@ def test_the_grammar_accepts_the_papers_examples_and_rejects_others():
     assert not in_ebnf("Who is the spouse, that is German, that is a politician, of ENTITY?")
 
 
+@pytest.mark.slow
 @hsettings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10_000))
 def test_every_generated_question_is_in_the_ebnf(seed):

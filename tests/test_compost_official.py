@@ -16,8 +16,9 @@ from engines.compost.parse import parse_query
 from engines.compost.patterns import PatternNode, self_contained_cover, sub_patterns
 from engines.compost.settings import CompostSettings
 from engines.core import DataError
+from official_data import DATA_ROOT
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "compost"
+DATA = DATA_ROOT / "compost"
 FILES = ("easy", "medium", "max")
 RDF_TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
 
@@ -39,6 +40,7 @@ def properties(query: str) -> Counter:
     return Counter(t[1] for t in parse_query(query).triples if t[1] != RDF_TYPE)
 
 
+@pytest.mark.needs_data
 @pytest.mark.parametrize("file", FILES)
 def test_the_powersetgraphs_are_the_sub_pattern_lattices(file):
     data = raw(file)
@@ -59,6 +61,8 @@ def test_the_powersetgraphs_are_the_sub_pattern_lattices(file):
         assert contains == {(a, b) for a in nodes for b in nodes if nodes[b].edges < nodes[a].edges}
 
 
+@pytest.mark.slow
+@pytest.mark.needs_data
 @pytest.mark.parametrize("file", FILES)
 def test_every_item_gets_its_exact_edges(file):
     loaded = items(file)
@@ -73,6 +77,8 @@ def test_every_item_gets_its_exact_edges(file):
                                    for lvl in range(1, i.meta["base_depth"] + 1)] for i in full)
 
 
+@pytest.mark.slow
+@pytest.mark.needs_data
 @pytest.mark.parametrize("file", FILES)
 def test_the_edges_agree_with_the_queries(file):
     by_base = defaultdict(list)
@@ -95,6 +101,8 @@ def test_the_edges_agree_with_the_queries(file):
     assert exact == {"easy": 61, "medium": 64, "max": 68}[file]
 
 
+@pytest.mark.slow
+@pytest.mark.needs_data
 def test_a_known_base_spelled_out():
     loaded = {i.id: i for i in items("easy")}
     segment, chain, full = loaded["easy-o513-3x2-g9"], loaded["easy-o513-3x2-g15"], loaded["easy-o513-3x2-g20"]
@@ -139,6 +147,8 @@ def released_shots(file: str) -> dict[tuple[str, str], list[tuple[str, str]]]:
     return out
 
 
+@pytest.mark.slow
+@pytest.mark.needs_data
 @pytest.mark.parametrize("file,same", [("easy", 0), ("medium", 0), ("max", 1745)])
 def test_self_contained_shots_cover_and_match_the_released_files(file, same):
     edges = {(i.meta["base"], i.inputs["question"], i.gold["query"]): frozenset(i.meta["edges"])
@@ -160,6 +170,7 @@ def test_self_contained_shots_cover_and_match_the_released_files(file, same):
     assert inside == {"easy": 373, "medium": 1070, "max": 1745}[file] and matched == same
 
 
+@pytest.mark.needs_data
 def test_an_inconsistent_file_is_refused(tmp_path):
     data = raw("easy")
     data["train"][0]["num_edges"] += 1
@@ -175,6 +186,8 @@ def n2f(*args: str) -> str:
     return result.stdout
 
 
+@pytest.mark.slow
+@pytest.mark.needs_data
 def test_the_cli_serves_self_contained_items_and_scores_compositionality():
     dataset = f"dataset={path('easy')}"
     lines = n2f("items", "compost", "-s", dataset, "-s", "task=self-contained", "-s", "split=test").splitlines()

@@ -19,7 +19,7 @@ from engines.compost.parse import QueryError, authors_text, parse_reply
 from engines.compost.prefixes import BOUND
 from engines.core import ItemResult
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.needs_data]
 LEVELS = ("easy", "medium", "hard")
 
 # released-code-notes.md, section 4: (TP, FP, FN, F1) for all, train, val, test.

@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from engines import engine_names
+from official_data import DATA_ROOT
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "compost"
+DATA = DATA_ROOT / "compost"
 
 
 def n2f(*args: str) -> dict:
@@ -29,6 +29,7 @@ def test_registered_next_to_the_other_engines():
 SHAPES = {(3, 3): (71, 9), (2, 2): (9, 4), (3, 2): (20, 6), (2, 3): (28, 6)}
 
 
+@pytest.mark.slow
 def test_the_oracle_scores_the_authors_compositionality_f1_with_one_edge_items_as_false_positives():
     report = n2f("run", "compost", "-m", "oracle", "--json", "-q")  # 3 bases per shape
     m = report["metrics"]
@@ -45,9 +46,10 @@ def test_the_oracle_scores_the_authors_compositionality_f1_with_one_edge_items_a
     assert counts["rows"][0][:6] == ["all", n - one_edge, one_edge, 0, 0, 0]
     assert any("extract=strict" in note for note in report["notes"])
     names = [t["name"] for t in report["tables"]]
-    assert names == ["Table 1", "Compositionality", "Figure 4", "Figure 5", "Tags"]
+    assert names == ["Table 1", "Compositionality", "Figure 4", "Figure 5", "Tags", "Review"]
 
 
+@pytest.mark.slow
 def test_the_simulator_makes_tagged_mistakes_and_the_run_finishes():
     report = n2f("run", "compost", "-m", "sim:error_rate=0.5", "--json", "-q", "-s", "level=hard")
     assert report["status"] == "finished" and report["counts"]["error"] == 0
@@ -55,6 +57,8 @@ def test_the_simulator_makes_tagged_mistakes_and_the_run_finishes():
     assert {"wrong_property", "inverted_direction", "unparseable"} <= set(report["tags"])
 
 
+@pytest.mark.slow
+@pytest.mark.needs_data
 def test_official_items_replay_the_released_outputs_structurally():
     csv_file = next((DATA / "results").glob("hard__*.csv"))
     report = n2f("run", "compost", "-m", f"replay:{csv_file}", "--json", "-q",
@@ -65,6 +69,8 @@ def test_official_items_replay_the_released_outputs_structurally():
     assert any("structurally" in note for note in report["notes"])
 
 
+@pytest.mark.slow
+@pytest.mark.needs_data
 def test_official_oracle_on_the_test_split():
     report = n2f("run", "compost", "-m", "oracle", "--json", "-q",
                  "-s", f"dataset={DATA / 'compositionality_subgraph_medium.json'}", "-s", "split=test")
@@ -89,6 +95,7 @@ def test_replay_reads_released_results_csv(tmp_path):
         load_replay(bad)
 
 
+@pytest.mark.slow
 def test_unsafe_queries_are_refused_and_the_run_continues(tmp_path):
     items = subprocess.run([sys.executable, "-m", "n2f_tui", "items", "compost", "-s", "bases=1"],
                            capture_output=True, text=True, timeout=300, check=True).stdout.splitlines()

@@ -12,19 +12,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from engines.core import DataError
-from engines.dedc import generate as gen
+from engines.dedc import generate as gen, official as dedc_official
 from engines.dedc.graphs import SIGNATURES, filled_dags, primitive_demo_dags, schemes
 from engines.dedc.primitives import NAME_MAPPINGS, meanings_by_symbol
 from engines.dedc.questions import ordinal
 from engines.dedc.settings import DedcSettings
+from official_data import DATA_ROOT
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "dedc"
+DATA = DATA_ROOT / "dedc"
 SETTINGS_NAMES = [
     "", "_show_primitive", "_no_sys_gap", "_no_sys_gap_show_primitive", "_complete_sys_gap",
     "_complete_sys_gap_show_primitive", "_anom", "_anom_show_primitive", "_cross", "_cross_show_primitive",
 ]
 OFFICIAL = [DATA / f"4_to_4_shot3{s}.jsonl" for s in SETTINGS_NAMES]
-needs_data = pytest.mark.skipif(not (DATA / "4_to_4_shot3.jsonl").is_file(), reason="official DEDC data not present")
 
 
 @pytest.fixture(autouse=True)
@@ -48,7 +48,7 @@ def read_jsonl(path: Path) -> list[dict]:
 def answer_tags(answer: str, names: str = "opaque") -> set[str]:
     meaning = meanings_by_symbol(names)
     tags = set()
-    for s in gen.parse_answer(answer)[0]:
+    for s in dedc_official.split_steps(answer)[0]:
         p = meaning[s.symbol]
         if p == "filter_gt_c" and s.args[2].startswith("column_"):
             tags.add("filter_gt_c_colin")
@@ -154,7 +154,7 @@ def test_default_gap_fraction_and_meta_gap():
     frac = sum(i.meta["gap"] for i in items) / len(items)
     assert 0.60 <= frac <= 0.80, frac
     for it in items:
-        shot_types = [gen.dag_of_answer(d["answer"], "opaque")[2] for d in it.inputs["demonstrations"]]
+        shot_types = [dedc_official.dag_of_answer(d["answer"], "opaque")[2] for d in it.inputs["demonstrations"]]
         assert it.meta["gap"] == (it.meta["graph_type"] not in shot_types)
 
 
@@ -197,6 +197,18 @@ def test_repeat_ids_unique():
         assert not {d["question"] for d in it.inputs["demonstrations"]} & own[it.meta["scheme"]]
 
 
+def test_pool_candidates_are_every_matching_sample_in_order():
+    """The repeated per-DAG candidates equal the sorted scan over the whole pool they stand for."""
+    pool = gen.GeneratedItems(DedcSettings(repeat=3), 0).pool
+    samples = pool.samples
+    assert len(samples) == 3 * len(filled_dags())
+    for sample in samples[:40]:
+        for excluded in (None, sample.graph_tp):
+            scanned = [i for i, s in enumerate(samples) if s.tags & sample.tags
+                       and (excluded is None or s.graph_tp != excluded)]
+            assert list(pool.candidates(sample.tags, excluded)) == scanned
+
+
 def test_demos_share_and_cover():
     for items in (build(0), build(1, gap="0"), build(2, gap="100")):
         for it in items:
@@ -224,12 +236,13 @@ def test_primitive_demos():
         extra = b.inputs["demonstrations"][3:]
         assert len(extra) == n
         for name, demo in zip(distinct, extra):
-            steps = gen.parse_answer(demo["answer"])[0]
+            steps = dedc_official.split_steps(demo["answer"])[0]
             meanings = [meanings_by_symbol("opaque")[s.symbol] for s in steps]
             assert name in meanings and len(steps) <= 2
             assert shared.setdefault(name, demo) == demo  # one primitive sample per build
 
 
+@pytest.mark.needs_data
 def test_primitive_demo_wording_matches_official():
     if not (DATA / "4_to_4_shot3_show_primitive.jsonl").is_file():
         pytest.skip("official data not present")
@@ -240,7 +253,7 @@ def test_primitive_demo_wording_matches_official():
     ours = {}
     for it in build(0, primitives=True):
         for d in it.inputs["demonstrations"][3:]:
-            prims = tuple(meanings_by_symbol("opaque")[s.symbol] for s in gen.parse_answer(d["answer"])[0])
+            prims = tuple(meanings_by_symbol("opaque")[s.symbol] for s in dedc_official.split_steps(d["answer"])[0])
             ours[prims] = (norm(d["question"]), norm(d["answer"]))
     assert ours == official
 
@@ -274,7 +287,7 @@ def test_determinism():
 # --------------------------------------------------------------- fidelity to data
 
 
-@needs_data
+@pytest.mark.needs_data
 def test_scheme_order_and_patterns_match_official():
     rows = read_jsonl(DATA / "4_to_4_shot3.full.jsonl")
     items = build(0)
@@ -286,7 +299,7 @@ def test_scheme_order_and_patterns_match_official():
         assert norm(it.gold["answer"]) == norm(row["output_steps"]), it.id
 
 
-@needs_data
+@pytest.mark.needs_data
 def test_every_official_demo_pattern_is_generated():
     samples = {(s.dag.shape, s.dag.prims): s for s in gen._instances(0, 1)}
     for path, names in ((DATA / "4_to_4_shot3.full.jsonl", "opaque"), (DATA / "4_to_4_shot3_cross.full.jsonl", "cross")):
@@ -297,7 +310,8 @@ def test_every_official_demo_pattern_is_generated():
                 assert norm(s.answer(names)) == norm(d["output_steps"])
 
 
-@needs_data
+@pytest.mark.slow
+@pytest.mark.needs_data
 @pytest.mark.parametrize("path", OFFICIAL, ids=lambda p: p.stem)
 def test_load_official(path):
     plain_rows = read_jsonl(path)
@@ -325,7 +339,7 @@ def test_load_official(path):
     assert gaps == expected
 
 
-@needs_data
+@pytest.mark.needs_data
 def test_load_plain_without_companion(tmp_path):
     src = DATA / "4_to_4_shot3_cross_show_primitive.jsonl"
     lone = tmp_path / src.name
@@ -367,7 +381,7 @@ _LITERAL = {
 
 
 def check_well_formed(answer: str, names: str, primitives: list[str]) -> None:
-    steps, result = gen.parse_answer(answer)
+    steps, result = dedc_official.split_steps(answer)
     meaning = meanings_by_symbol(names)
     assert [meaning[s.symbol] for s in steps] == primitives
     defined: dict[str, str] = {}
@@ -407,5 +421,5 @@ def test_property_gold_well_formed(seed, names, primitives):
     for it in gen.build_items(DedcSettings(names=names, primitives=primitives), seed):
         check_well_formed(it.gold["answer"], names, it.meta["primitives"])
         for d in it.inputs["demonstrations"]:
-            steps, result = gen.parse_answer(d["answer"])
+            steps, result = dedc_official.split_steps(d["answer"])
             check_well_formed(d["answer"], names, [meanings_by_symbol(names)[s.symbol] for s in steps])

@@ -13,15 +13,17 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from engines.core import Item, SettingsError
 from engines.dedc import ENGINE
-from engines.dedc.parse import Call, ParseFailure, Parsed, parse_answer
+from engines.dedc.parse import Call, Parsed, parse_answer
 from engines.dedc.primitives import NAME_MAPPINGS
 from engines.dedc.prompts import DEFAULT_TEMPLATE
 from engines.dedc.score import gold_expansions
 from engines.dedc.settings import DedcSettings
+from engines.parsing import ParseFailure
+from official_data import DATA_ROOT
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "dedc"
+DATA = DATA_ROOT / "dedc"
 FILES = sorted(DATA.glob("*.full.jsonl"))
-pytestmark = pytest.mark.skipif(not FILES, reason="official DEDC data not available")
+pytestmark = pytest.mark.needs_data
 
 
 @pytest.fixture(autouse=True)
@@ -256,6 +258,7 @@ def _reorder_and_rename(answer: str, rng: random.Random) -> str:
     return "```plaintext\n" + ";\n".join(lines) + ";\n```"
 
 
+@pytest.mark.slow
 def test_every_accepted_answer_is_accepted(official):
     rng = random.Random(1)
     for rows in official.values():
@@ -315,6 +318,7 @@ def _mutations(answer: str, names: str) -> dict[str, str]:
     return out
 
 
+@pytest.mark.slow
 def test_checker_rejects_changes(official):
     kinds = set()
     for name, rows in official.items():

@@ -9,13 +9,14 @@ import pytest
 
 from engines.core import Item, SettingsError, SimOptions
 from engines.dedc import ENGINE
+from engines.dedc.generate import build_items
 from engines.dedc.settings import DedcSettings
+from official_data import DATA_ROOT
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "dedc"
+DATA = DATA_ROOT / "dedc"
 BASE = DATA / "4_to_4_shot3.full.jsonl"
 ERRORS = ("primitive_confusion", "primitive_fiction", "variable_misuse", "redundancy", "omission",
           "incorrect_meaning")
-needs_data = pytest.mark.skipif(not BASE.is_file(), reason="official DEDC data not available")
 
 
 @pytest.fixture(autouse=True)
@@ -177,7 +178,7 @@ def test_intuitive_name_under_cross_is_confusion():
     assert "uses top_k where the gold uses add" in codes["primitive_confusion"]
 
 
-@needs_data
+@pytest.mark.needs_data
 def test_correct_answers_get_no_error_tags():
     for item in load_official(BASE)[:50]:
         answer = item.gold["answer"]
@@ -188,7 +189,7 @@ def test_correct_answers_get_no_error_tags():
         assert "```plaintext" in verdict.tags[0].evidence
 
 
-@needs_data
+@pytest.mark.needs_data
 def test_views_of_a_verdict():
     item = load_official(BASE)[0]
     verdict = ENGINE.score(item, [item.gold["answer"]], DedcSettings())
@@ -221,7 +222,7 @@ def _named_rate(items: list[Item], code: str, seed: int = 0) -> tuple[int, float
     return wrong, named / max(wrong, 1)
 
 
-@needs_data
+@pytest.mark.needs_data
 @pytest.mark.parametrize("code", ERRORS)
 def test_injected_errors_are_wrong_and_named_on_official_items(code):
     items = load_official(BASE)
@@ -230,7 +231,7 @@ def test_injected_errors_are_wrong_and_named_on_official_items(code):
     assert rate >= 0.9, (code, rate)
 
 
-@needs_data
+@pytest.mark.needs_data
 @pytest.mark.parametrize("path", ["4_to_4_shot3_anom.full.jsonl", "4_to_4_shot3_cross_show_primitive.full.jsonl"])
 def test_injected_errors_under_counter_intuitive_names(path):
     items = load_official(DATA / path)[::4]
@@ -240,8 +241,7 @@ def test_injected_errors_under_counter_intuitive_names(path):
 
 
 def _generated(**kw) -> list[Item]:
-    generate = pytest.importorskip("engines.dedc.generate")
-    return generate.build_items(DedcSettings(**kw), 0)
+    return build_items(DedcSettings(**kw), 0)
 
 
 @pytest.mark.parametrize("code", ERRORS)
@@ -252,7 +252,7 @@ def test_injected_errors_are_named_on_generated_items(code):
     assert rate >= 0.9, (code, rate)
 
 
-@needs_data
+@pytest.mark.needs_data
 def test_simulator_is_deterministic_and_gold_renderings_are_correct():
     items = load_official(BASE)
     opts = SimOptions(error_rate=0.0)
@@ -266,7 +266,7 @@ def test_simulator_is_deterministic_and_gold_renderings_are_correct():
     assert all(ENGINE.score(i, [ENGINE.oracle(i, None, [])], DedcSettings()).status == "correct" for i in items)
 
 
-@needs_data
+@pytest.mark.needs_data
 def test_simulator_error_rate_and_special_codes():
     items = load_official(BASE)
     verdicts = [ENGINE.score(i, [ENGINE.simulate(i, None, [], SimOptions(error_rate=0.3), k)], DedcSettings())

@@ -9,9 +9,75 @@ import sys
 
 import pytest
 
+import dataclasses
+import inspect
+
 from engines import engine_names, get_engine
-from engines.core import STATUSES, Item, parse_settings, settings_fields
+from engines.contract import Engine
+from engines.core import STATUSES, Item, ItemResult, RunResults, SimOptions, parse_settings, settings_fields
 from sessions.tools import TOOLS, run_tool
+
+OPERATIONS = [name for name, member in inspect.getmembers(Engine, inspect.isfunction) if not name.startswith("_")]
+
+
+@pytest.mark.parametrize("name", engine_names())
+def test_engine_fills_in_every_operation_of_the_contract_with_its_signature(name):
+    engine = get_engine(name)
+    assert isinstance(engine, Engine)
+    assert dataclasses.is_dataclass(engine.settings_type) and engine.settings_type.__dataclass_params__.frozen
+    for operation in OPERATIONS:
+        mine = inspect.signature(getattr(type(engine), operation))
+        contract = inspect.signature(getattr(Engine, operation))
+        assert list(mine.parameters) == list(contract.parameters), (name, operation)
+        assert [p.default for p in mine.parameters.values()] == [p.default for p in contract.parameters.values()]
+
+
+def run_item(engine, item, settings, reply) -> tuple[str, dict]:
+    """One item through its steps, model steps answered by ``reply``, tool steps executed."""
+    outputs: list[str] = []
+    while (step := engine.next_step(item, settings, outputs)) is not None:
+        if step.kind == "tool":
+            outputs.append(asyncio.run(run_tool(step.tool, step.payload)))
+        else:
+            outputs.append(reply(item, step, outputs))
+    verdict = engine.score(item, outputs, settings, with_views=False)
+    return verdict.status, verdict.scores
+
+
+@pytest.mark.parametrize("name", engine_names())
+def test_the_list_score_is_in_0_1_and_never_ranks_a_wrong_item_above_a_correct_one(name):
+    engine = get_engine(name)
+    settings = parse_settings(engine.settings_type, [])
+    items = engine.items(settings, 3)[: 8 if engine.tools else 40]
+    options = SimOptions(error_rate=0.6, seed=3)
+    found: dict[str, list[float]] = {}
+    for index, item in enumerate(items):
+        status, scores = run_item(engine, item, settings,
+                                  lambda it, step, outs: engine.simulate(it, step, outs, options, index))
+        score = engine.list_score(status, scores)
+        assert score is not None and 0.0 <= score <= 1.0, (item.id, status, scores)
+        found.setdefault(status, []).append(score)
+    assert "correct" in found and len(found) > 1, found
+    failed = [s for status, scores in found.items() if status != "correct" for s in scores]
+    assert max(failed) < min(found["correct"]) == 1.0, found
+
+
+def test_robogrid_lists_an_instruct_item_by_its_scr_not_its_ber():
+    """Instruct is correct when SCR = 1; a wrong tree that still ends in the right state (BER = 1) lists lower."""
+    engine = get_engine("robogrid")
+    right = engine.list_score("correct", {"svr": 1.0, "ber": 1.0, "scr": 1.0})
+    same_state = engine.list_score("wrong", {"svr": 1.0, "ber": 1.0, "scr": 0.0})
+    goal_reached = engine.list_score("correct", {"svr": 1.0, "ber": 1.0})
+    assert same_state < right == goal_reached == 1.0
+
+
+def test_rgp_lists_samples_right_not_its_0_to_100_compositionality():
+    """A correct lookup table (C low) still lists above a wrong compact program (C high)."""
+    engine = get_engine("rgp")
+    table = engine.list_score("correct", {"E": 0.0, "L_table": 200.0, "L": 200.0, "C": 42.8571})
+    compact = engine.list_score("wrong", {"E": 1.0, "L_table": 48.0, "L": 68.0, "C": 90.0})
+    assert compact < table == 1.0
+    assert engine.list_score("error", {"L_table": 48.0}) is None
 
 
 @pytest.mark.parametrize("name", engine_names())
@@ -20,6 +86,7 @@ def test_engine_declares_what_the_harness_needs(name):
     assert engine.name == name and engine.title
     assert isinstance(engine.main_score, str) and engine.main_score
     assert set(engine.tools) <= set(TOOLS)
+    assert isinstance(engine.model_steps, int) and engine.model_steps >= 1
     codes = [t.code for t in engine.taxonomy()]
     assert len(codes) == len(set(codes))
     assert {"unparseable", "format_violation"} <= set(codes)
@@ -51,6 +118,43 @@ def test_oracle_answers_score_correct_and_items_round_trip_json(name):
         json.dumps(verdict.to_json())
 
 
+def _simulated_results(engine, settings, items) -> list[ItemResult]:
+    """Items walked step by step with the simulator (errors injected) and the real tools."""
+    results = []
+    for number, item in enumerate(items):
+        outputs: list[str] = []
+        while (step := engine.next_step(item, settings, outputs)) is not None:
+            if step.kind == "tool":
+                outputs.append(asyncio.run(run_tool(step.tool, step.payload)))
+            else:
+                outputs.append(engine.simulate(item, step, outputs, SimOptions(error_rate=0.5), number))
+        verdict = engine.score(item, outputs, settings, with_views=False)
+        results.append(ItemResult(item, verdict.status, verdict.scores, verdict.tags, outputs))
+    return results
+
+
+@pytest.mark.parametrize("name", engine_names())
+def test_model_steps_and_report_inputs_are_declared_truly(name):
+    """``model_steps`` is the number of model calls an item makes, and an engine that says its
+    report does not read outputs reports the same without them (a report's results then carry none)."""
+    engine = get_engine(name)
+    settings = parse_settings(engine.settings_type, [])
+    items = engine.items(settings, 0)[:6]
+    outputs: list[str] = []
+    calls = 0
+    while (step := engine.next_step(items[0], settings, outputs)) is not None:
+        calls += step.kind == "model"
+        outputs.append(asyncio.run(run_tool(step.tool, step.payload)) if step.kind == "tool"
+                       else engine.oracle(items[0], step, outputs))
+    assert calls == engine.model_steps
+    results = _simulated_results(engine, settings, items)
+    bare = [ItemResult(r.item, r.status, r.scores, r.tags, []) for r in results]
+    full = engine.report(RunResults("a", "sim", settings, results)).to_json()
+    stripped = engine.report(RunResults("a", "sim", settings, bare)).to_json()
+    if not engine.report_reads_outputs:
+        assert full == stripped
+
+
 def test_engines_with_tool_steps_reach_them_with_the_oracle():
     """The oracle test above really executes tools: each engine declaring one asks for it."""
     for name in engine_names():
@@ -64,6 +168,7 @@ def test_engines_with_tool_steps_reach_them_with_the_oracle():
         assert step is not None and step.kind == "tool" and step.tool in engine.tools, name
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [n for n in engine_names() if get_engine(n).tools])
 def test_n2f_score_runs_the_tool_steps_of_one_output(name, tmp_path):
     """``n2f score ENGINE --item ITEM --output OUT``: the model output given, the tool step run (compost's

@@ -202,6 +202,7 @@ def llama_server(gemma_path, tmp_path_factory):
             proc.wait()
 
 
+@pytest.mark.slow
 @pytest.mark.local_model
 def test_local_model_runs_dedc_in_process(gemma_path):
     result = n2f("run", "dedc", "-m", "local", "-n", "2", "--json", "-q")
@@ -221,6 +222,7 @@ def test_local_model_runs_dedc_in_process(gemma_path):
 MAX_TOKENS = {"dedc": 128, "logic": 96, "robogrid": 128, "rgp": 256, "compost": 128}
 
 
+@pytest.mark.slow
 @pytest.mark.local_model
 @pytest.mark.parametrize("engine", engine_names())
 def test_every_engine_through_the_openai_backend_on_a_real_server(engine, llama_server):
@@ -248,6 +250,7 @@ def test_every_engine_through_the_openai_backend_on_a_real_server(engine, llama_
     assert shown["record"]["outputs"] and shown["verdict"]["status"] in ("correct", "wrong", "unparseable")
 
 
+@pytest.mark.slow
 @pytest.mark.local_model
 def test_a_real_timeout_ends_in_status_error_and_resume_finishes_the_run(llama_server, n2f_home):
     """A deadline the model cannot meet is an infrastructure failure, never a wrong answer."""
@@ -263,6 +266,7 @@ def test_a_real_timeout_ends_in_status_error_and_resume_finishes_the_run(llama_s
     assert json.loads(resumed.stdout)["counts"].get("error", 0) == 0
 
 
+@pytest.mark.slow
 @pytest.mark.local_model
 async def test_a_streamed_reply_from_a_real_server_arrives_in_pieces(llama_server):
     """llama.cpp's server speaks server-sent events as OpenAI does: the pieces make up the reply."""

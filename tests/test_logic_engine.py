@@ -68,8 +68,8 @@ def test_two_steps_and_the_second_never_sees_the_formula(fol_item):
                                    ["dataset=fol", "vocab=english"]])
 def test_no_step_two_prompt_contains_its_formula(pairs):
     for item in items(*pairs, "count=60"):
-        description = ENGINE.oracle(item, ENGINE.next_step(item, None, []), [])
-        step2 = ENGINE.next_step(item, None, [description])
+        description = ENGINE.oracle(item, ENGINE.next_step(item, LogicSettings(), []), [])
+        step2 = ENGINE.next_step(item, LogicSettings(), [description])
         assert item.inputs["formula"] not in step2.messages[0].content
 
 
@@ -81,12 +81,12 @@ def test_temperature_and_templates(cnf_item):
     assert set(names) == {prompts.FS_TO_NL, prompts.NL_TO_FS}
     edited = {prompts.FS_TO_NL: "Describe {formula} ({logic}), {{literally}}",
               prompts.NL_TO_FS: "Vocabulary:\n{vocabulary}\nText: {description}"}
-    step1 = ENGINE.next_step(cnf_item, None, [], edited)
+    step1 = ENGINE.next_step(cnf_item, LogicSettings(), [], edited)
     assert step1.messages[0].content == f"Describe {cnf_item.inputs['formula']} (propositional), {{literally}}"
-    step2 = ENGINE.next_step(cnf_item, None, ["words"], edited)
+    step2 = ENGINE.next_step(cnf_item, LogicSettings(), ["words"], edited)
     assert step2.messages[0].content.endswith("Text: words") and "Propositions: x1, x2, x3" in step2.messages[0].content
     with pytest.raises(SettingsError, match=r"\{formula\}"):
-        ENGINE.next_step(cnf_item, None, ["words"], {prompts.NL_TO_FS: "{formula}"})
+        ENGINE.next_step(cnf_item, LogicSettings(), ["words"], {prompts.NL_TO_FS: "{formula}"})
 
 
 # ----------------------------------------------------------------- scoring
@@ -160,14 +160,14 @@ def test_timeout_is_wrong_with_unknown_flag_and_no_error_tags(monkeypatch, cnf_i
     assert rows["verdict"] == "unknown" and rows["why unknown"] == "timeout"
 
 
-def test_a_real_timeout_through_the_scorer():
+def test_a_spent_resource_budget_through_the_scorer():
     item = items("dataset=cnf", "count=1")[0]
-    holes, pigeons = 9, 10
+    holes, pigeons = 8, 9
     clauses = [" ∨ ".join(f"p{p}h{h}" for h in range(holes)) for p in range(pigeons)]
     clauses += [f"¬p{p}h{h} ∨ ¬p{q}h{h}" for h in range(holes) for p in range(pigeons) for q in range(p + 1, pigeons)]
     hard = " ∧ ".join(f"({c})" for c in clauses)
     item = Item(item.id, item.engine, {**item.inputs, "formula": "q ∧ ¬q"}, {"formula": "q ∧ ¬q"}, item.meta)
-    verdict = ENGINE.score(item, ["d", hard], parse_settings(LogicSettings, ["timeout_ms=50"]), with_views=False)
+    verdict = ENGINE.score(item, ["d", hard], parse_settings(LogicSettings, ["rlimit=20000"]), with_views=False)
     assert verdict.status == "wrong" and verdict.scores["unknown"] == 1.0
 
 
@@ -263,6 +263,7 @@ def n2f(*args: str, home: Path) -> subprocess.CompletedProcess:
                           cwd=REPO, timeout=300)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pairs", [["dataset=cnf"], ["dataset=random"], ["dataset=fol", "vocab=symbolic"],
                                    ["dataset=fol", "vocab=english"]])
 def test_oracle_run_is_always_correct(pairs, n2f_home):

@@ -122,6 +122,7 @@ def test_generated_formulas_read_back_as_themselves():
         assert parse_formula(show(f)) == f
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pairs", [["dataset=cnf"], ["dataset=random"], ["dataset=fol"],
                                    ["dataset=fol", "vocab=english"]])
 def test_every_dataset_formula_reads_back_as_itself(pairs):

@@ -10,8 +10,10 @@ from hypothesis import strategies as st
 
 from engines.logic import parse
 from engines.logic.formula import AND, EXISTS, FORALL, OR, Atom, Equal, Formula, Not, Quant, junction
-from engines.logic.parse import FormulaSyntaxError, ParseError, Reading, parse_formula, read_formula
+from engines.logic.parse import FormulaSyntaxError, parse_formula
+from engines.logic.reading import Reading, read_formula
 from engines.logic.render import NOTATIONS, show, render
+from engines.parsing import ParseFailure
 
 KNOWN = frozenset({"x1", "x2", "x3"})
 
@@ -88,7 +90,7 @@ def test_the_whole_reply_is_the_formula(reply):
     ("The formula is:\n**x1 ∧ ¬x2**.", "x1 ∧ ¬x2"),
 ])
 def test_a_formula_set_off_from_prose_is_read_only_leniently(reply, formula):
-    assert isinstance(read_formula(reply, KNOWN), ParseError)  # the authors parse the whole reply
+    assert isinstance(read_formula(reply, KNOWN), ParseFailure)  # the authors parse the whole reply
     reading = read_formula(reply, KNOWN, lenient=True)
     assert isinstance(reading, Reading), reading
     assert show(reading.formula) == formula and reading.removed
@@ -104,13 +106,13 @@ def test_a_formula_set_off_from_prose_is_read_only_leniently(reply, formula):
 ])
 def test_no_formula_is_cut_out_of_a_line_of_prose(reply):
     for lenient in (False, True):
-        assert isinstance(read_formula(reply, KNOWN, lenient=lenient), ParseError), (reply, lenient)
+        assert isinstance(read_formula(reply, KNOWN, lenient=lenient), ParseFailure), (reply, lenient)
 
 
 def test_the_echoed_prompt_of_the_issue_fails_where_the_prose_starts():
     reply = "[TASK] Your task is to convert ...\nPropositions: x1, x2, x3\n(x1 ∨ x2)"
     error = read_formula(reply, KNOWN)
-    assert isinstance(error, ParseError)
+    assert isinstance(error, ParseFailure)
     assert (error.line, error.column) == (1, 8) and "unexpected 'Your'" in error.message  # [TASK] reads as a name
 
 
@@ -130,14 +132,14 @@ def test_the_echoed_prompt_of_the_issue_fails_where_the_prose_starts():
 ])
 def test_garbage_is_unparseable_with_a_position(reply, line, column):
     result = read_formula(reply, KNOWN)
-    assert isinstance(result, ParseError), result
+    assert isinstance(result, ParseFailure), result
     assert (result.line, result.column) == (line, column), result.describe()
     assert result.context.endswith("^")
 
 
 def test_error_context_points_at_the_column():
     result = read_formula("x1 ∧\nx2 ∧ # x3", KNOWN)
-    assert isinstance(result, ParseError)
+    assert isinstance(result, ParseFailure)
     shown_line, caret = result.context.split("\n")
     assert shown_line == "x2 ∧ # x3"
     assert caret.index("^") == result.column - 1
@@ -153,7 +155,7 @@ def test_error_context_points_at_the_column():
 def test_huge_or_deep_replies_are_refused_quickly(reply, what):
     started = time.perf_counter()
     result = read_formula(reply, KNOWN)
-    assert isinstance(result, ParseError)
+    assert isinstance(result, ParseFailure)
     assert what in result.message
     assert time.perf_counter() - started < 2.0
 
@@ -183,7 +185,7 @@ FORMULA_ALPHABET = "x12 v()[]¬~!∧∨&|^→↔-<>=∀∃.:,pqo\n\\andortvfs"
 @given(st.one_of(st.text(max_size=300), st.text(alphabet=FORMULA_ALPHABET, max_size=300)))
 def test_read_formula_never_raises(reply):
     result = read_formula(reply, KNOWN)
-    if isinstance(result, ParseError):
+    if isinstance(result, ParseFailure):
         assert result.line >= 1 and result.column >= 1
         assert result.message
     else:
@@ -194,7 +196,7 @@ def test_read_formula_never_raises(reply):
 @given(st.sampled_from("()[]¬∧∨x1 "), st.integers(min_value=1_000, max_value=30_000))
 def test_long_runs_of_one_symbol_never_crash(symbol, n):
     result = read_formula(symbol * n, KNOWN)
-    assert isinstance(result, (ParseError, Reading))
+    assert isinstance(result, (ParseFailure, Reading))
 
 
 # --------------------------------------------------------- render / parse

@@ -72,6 +72,7 @@ def mutate(rng: random.Random, f: Formula) -> Formula:
     return junction(f.op if rng.random() < 0.8 else (OR if f.op == AND else AND), parts)
 
 
+@pytest.mark.slow
 def test_z3_agrees_with_truth_tables_on_10000_random_pairs():
     rng = random.Random(20240327)
     seen = {EQUIVALENT: 0, NOT_EQUIVALENT: 0, "identical": 0}
@@ -82,7 +83,7 @@ def test_z3_agrees_with_truth_tables_on_10000_random_pairs():
         roll = rng.random()
         g = rewrite(rng, f) if roll < 0.45 else mutate(rng, f) if roll < 0.9 else random_formula(rng, names, 6)
         explain = i % 20 == 0  # every 20th pair: both directions and the countermodel too
-        outcome = check_equivalence(f, g, timeout_ms=5000, explain=explain)
+        outcome = check_equivalence(f, g, explain=explain)
         tf, tg, _ = tables(f, g)
         assert outcome.verdict == (EQUIVALENT if tf == tg else NOT_EQUIVALENT), (f, g)
         seen["identical" if outcome.forward == "identical" else outcome.verdict] += 1
@@ -176,7 +177,7 @@ def test_swapping_forall_and_exists_is_never_equivalent(left, right):
 def test_a_countermodel_z3_cannot_find_unbounded_is_found_on_a_small_domain():
     original = P("∀x1 ∃x2 ¬((¬p7(o2) ∧ p3(o5)) ∨ ¬((p3(o5) ∧ (p2(o5, o3) ∨ p3(x2))) ∨ p6(x1, x2)))")
     swapped = P("∃x2 ∀x1 ¬((¬p7(o2) ∧ p3(o5)) ∨ ¬((p3(o5) ∧ (p2(o5, o3) ∨ p3(x2))) ∨ p6(x1, x2)))")
-    outcome = check_equivalence(original, swapped, timeout_ms=300)
+    outcome = check_equivalence(original, swapped)
     assert outcome.verdict == NOT_EQUIVALENT
     assert (outcome.forward, outcome.backward) == ("fails", "holds")
     assert evaluate(original, outcome.countermodel) and not evaluate(swapped, outcome.countermodel)
@@ -204,12 +205,24 @@ def pigeonhole(pigeons: int, holes: int) -> Formula:
     return junction(AND, clauses)
 
 
-def test_a_timeout_is_unknown_not_equivalent():
-    hard = pigeonhole(10, 9)
+def test_a_spent_resource_budget_is_unknown_not_equivalent():
+    hard = pigeonhole(9, 8)  # within the size cap: the solver is really asked
     contradiction = P("q ∧ ¬q")
-    outcome = check_equivalence(hard, contradiction, timeout_ms=50)
+    outcome = check_equivalence(hard, contradiction, rlimit=20_000)
     assert outcome.verdict == UNKNOWN
-    assert outcome.reason
+    assert "resource limit" in outcome.reason
+    assert check_equivalence(hard, contradiction).verdict == EQUIVALENT  # the default budget proves it
+
+
+def test_the_budget_counts_solver_steps_so_a_verdict_never_depends_on_what_ran_before():
+    """The same pair, alone or after other checks, spends the same budget: the same verdict."""
+    hard, contradiction = pigeonhole(9, 8), P("q ∧ ¬q")
+    budget = 60_000
+    alone = check_equivalence(hard, contradiction, rlimit=budget)
+    for f, g in [("∀x ∃y p(x, y)", "∃y ∀x p(x, y)"), ("x1 ∨ x2", "x2 ∨ x1")]:
+        check_equivalence(P(f), P(g), rlimit=budget)
+    again = check_equivalence(hard, contradiction, rlimit=budget)
+    assert (alone.verdict, alone.forward, alone.backward) == (again.verdict, again.forward, again.backward)
 
 
 def test_formulas_beyond_the_size_cap_never_reach_the_solver():

@@ -9,7 +9,8 @@ from engines.logic import ENGINE
 from engines.logic.parse import parse_formula
 from engines.logic.settings import LogicSettings
 from engines.logic.simulate import FOL_ONLY, SIM_CODES
-from engines.logic.tags import TAXONOMY, copied_formula, error_tags, extra_operators, normal_form
+from engines.logic.normal import normal_form
+from engines.logic.tags import TAXONOMY, copied_formula, error_tags, extra_operators
 from engines.logic.vocabulary import first_order, propositional
 
 PROP, FOL, ENGLISH = propositional(3), first_order("symbolic"), first_order("english")
@@ -121,6 +122,7 @@ def simulated(dataset: str, code: str, count: int = 100) -> list:
 CASES = [(d, c) for d in DATASETS for c in SIM_CODES if not (c in FOL_ONLY and d in ("cnf", "random"))]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dataset, code", CASES)
 def test_each_simulated_error_type_is_named_by_the_tagger(dataset, code):
     verdicts = simulated(dataset, code)

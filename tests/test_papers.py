@@ -16,10 +16,10 @@ import pytest
 from engines import engine_names, get_engine
 from engines.core import parse_settings
 from engines.papers import canonical, compare, figures, normalise_model, same_model, wilson_share
+from official_data import DATA_ROOT, PAPERS
 
 ROOT = Path(__file__).resolve().parents[1]
-PAPERS = ROOT.parent / "shared" / "papers"
-DATA = ROOT.parent / "shared" / "data" / "compost"
+DATA = DATA_ROOT / "compost"
 FILES = {"dedc": "dedc.md", "logic": "roundtrip-logic.md", "compost": "compost.md",
          "robogrid": "robogrid.md", "rgp": "rgp.md"}
 
@@ -68,6 +68,7 @@ def printed_number(lines: list[str], f) -> float:
     return float(match.group())
 
 
+@pytest.mark.needs_data
 @pytest.mark.parametrize("engine", sorted(FILES))
 def test_every_figure_is_the_number_the_paper_prints(engine):
     lines = paper_lines(engine)
@@ -78,6 +79,7 @@ def test_every_figure_is_the_number_the_paper_prints(engine):
         assert math.isclose(printed_number(lines, f), expected, abs_tol=1e-9), f
 
 
+@pytest.mark.needs_data
 def test_a_mistyped_figure_is_caught():
     f = figures("robogrid")[0]
     wrong = type(f)(**{**{x.name: getattr(f, x.name) for x in fields(f)}, "value": f.value + 0.001})
@@ -117,6 +119,7 @@ RUNS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine,args,expected", RUNS, ids=[f"{r[0]}-{i}" for i, r in enumerate(RUNS)])
 def test_an_oracle_run_shows_its_settings_paper_rows(engine, args, expected):
     summary = json.loads(n2f("run", engine, "-m", "oracle", "--json", "-q", *args).stdout)
@@ -135,6 +138,7 @@ def test_an_oracle_run_shows_its_settings_paper_rows(engine, args, expected):
     assert "this run" in text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", sorted(FILES))
 def test_n2f_papers_lists_what_is_on_record(engine):
     entries = json.loads(n2f("papers", engine, "--json").stdout)
@@ -178,6 +182,7 @@ def test_interval_is_wilsons_and_the_verdict_follows_it():
     assert compare(pct, 81.0, 323).verdict == "within noise" and compare(pct, 60.0, 323).verdict == "below the paper"
 
 
+@pytest.mark.needs_data
 @pytest.mark.slow
 @pytest.mark.parametrize("level,dataset", [("easy", "easy"), ("medium", "medium"), ("hard", "max")])
 def test_replayed_released_outputs_sit_beside_table_1(level, dataset):
@@ -202,6 +207,7 @@ def test_replayed_released_outputs_sit_beside_table_1(level, dataset):
     assert f"paper Table 1, {level.capitalize()}" in text and "Llama 3.3" in text
 
 
+@pytest.mark.slow
 async def test_the_inspectors_report_screen_shows_the_paper_rows():
     from n2f_tui.app import N2FApp
     from n2f_tui.screens.report import ReportScreen

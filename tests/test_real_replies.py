@@ -21,7 +21,7 @@ import pytest
 
 from engines import get_engine
 from engines.core import parse_settings
-from engines.logic.parse import Reading, read_formula
+from engines.logic.reading import Reading, read_formula
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).resolve().parent / "data" / "local_replies"

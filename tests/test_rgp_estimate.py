@@ -9,15 +9,15 @@ kind, these, and random line mutations) where the original does not crash.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from engines.rgp.estimate import estimate, value_cost
 from engines.rgp.parse import extract_program, syntax_problem
 from engines.rgp.score import compositionality, program_length
+from official_data import DATA_ROOT
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "rgp"
+DATA = DATA_ROOT / "rgp"
 
 H_IF_ELSE = """s = input().split()
 if s[0] == 'A':
@@ -59,6 +59,7 @@ def first_official(setting: str = "h") -> list[tuple[str, str]]:
 # --------------------------------------------------------------- the anchors
 
 
+@pytest.mark.needs_data
 def test_enumeration_of_all_16_samples_scores_320_and_c_0():
     est = estimate(enumeration(first_official()))
     assert (est.n_dict, est.m_dict) == (64, 304)  # 16 keys x 4 letters; 16 grids x 19 characters

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 
@@ -14,8 +13,9 @@ from engines.rgp.generate import FILE_TYPES, build_items, data_file_name
 from engines.rgp.grids import Rule, infer_rule, parse_input
 from engines.rgp.settings import SETTINGS, RgpSettings
 from n2f_tui.cli import main
+from official_data import DATA_ROOT
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "rgp"
+DATA = DATA_ROOT / "rgp"
 
 
 def official(setting: str) -> tuple[list[dict], list[dict]]:
@@ -25,6 +25,7 @@ def official(setting: str) -> tuple[list[dict], list[dict]]:
     return rows, metas
 
 
+@pytest.mark.needs_data
 @pytest.mark.parametrize("setting", SETTINGS)
 def test_seed_0_reproduces_the_official_file(setting):
     items = build_items(RgpSettings(setting=setting), seed=0)
@@ -66,6 +67,7 @@ def test_generation_is_deterministic_and_seeded():
     assert a == b and a != c
 
 
+@pytest.mark.needs_data
 def test_dataset_file_and_folder():
     one = build_items(parse_settings(RgpSettings, [f"dataset={DATA / data_file_name('v')}"]), 0)
     assert [i.id for i in one[:2]] == ["rgp-v-000", "rgp-v-001"] and len(one) == 30
@@ -77,6 +79,7 @@ def test_dataset_file_and_folder():
     assert [i.id for i in only_hr] == [f"rgp-hr-00{n}" for n in range(4)]
 
 
+@pytest.mark.needs_data
 def test_without_a_meta_file_the_rule_is_inferred(tmp_path):
     shutil.copy(DATA / data_file_name("r"), tmp_path / data_file_name("r"))
     items = build_items(RgpSettings(dataset=str(tmp_path / data_file_name("r"))), 0)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
 
 import pytest
 
@@ -19,8 +18,9 @@ from sessions.backends.offline import OracleBackend
 from sessions.runner import run_steps
 from sessions.store import RunStore
 from sessions.tools import run_tool
+from official_data import DATA_ROOT
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "rgp"
+DATA = DATA_ROOT / "rgp"
 
 
 class ModelOnlyBackend(Backend):
@@ -98,6 +98,7 @@ def test_oracle_is_all_correct_for_every_setting(capsys):
         assert report["metrics"][f"mean_C_{setting}"] == 100.0
 
 
+@pytest.mark.needs_data
 @pytest.mark.slow
 def test_sim_on_all_180_official_instances(capsys):
     start = time.perf_counter()
@@ -105,7 +106,7 @@ def test_sim_on_all_180_official_instances(capsys):
     elapsed = time.perf_counter() - start
     report = json.loads(capsys.readouterr().out)
     assert report["n"] == 180 and report["counts"]["error"] == 0
-    assert {"T1", "T2", "T3"} <= set(report["tags"])
+    assert {"T1", "T2", "T3"} <= set(report["tags"]) | set(report["tags_on_correct"])  # T1 profiles correct items too
     assert elapsed < 60  # the budget is 30 s on an idle machine (benchmarks/rgp_run.py); tests share the cores
     rows = {t["name"]: t for t in report["tables"]}
     assert [r[0] for r in rows["Table 1"]["rows"]] == ["sim"]

@@ -54,7 +54,7 @@ def test_correct_per_component_program(item):
     kinds = {v.title: v.kind for v in verdict.views}
     assert kinds == {"Summary": "key-value", "Program": "code",
                      "Mapping table P+ (input component values -> output cells)": "table",
-                     "Samples: expected and produced grids (wrong cells as X)": "table",
+                     "Samples: expected and produced grids (failed first, wrong cells as X)": "table",
                      "Sandbox runs (stdout, and the tail of stderr)": "table"}
     summary = dict(verdict.views[0].data)
     assert summary["sandbox"] == "rlimits+netns+private-tmpfs+unprivileged-uid"
@@ -79,8 +79,9 @@ def test_wrong_cells_are_counted_and_marked(item):
     assert verdict.scores["L"] == 80 and verdict.scores["C"] == pytest.approx(100 * 240 / 280, abs=1e-4)
     assert codes(verdict) == ["T3"]
     samples = next(v for v in verdict.views if v.title.startswith("Samples")).data["rows"]
+    assert [row[0] for row in samples[:2]] == [1, 4]  # the failed samples first, then the rest in order
     assert samples[0][3].startswith("X") and samples[0][4] == "wrong (1 cells)"
-    assert samples[3][3] == "garbage" and samples[1][4] == "ok"
+    assert samples[1][3] == "garbage" and samples[2][0] == 2 and samples[2][4] == "ok"
 
 
 def test_timeouts_and_crashes_count_as_wrong_and_are_tagged(item):

@@ -22,6 +22,7 @@ def test_the_engine_is_registered():
     assert "robogrid" in engine_names() and get_engine("robogrid").name == "robogrid"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task, keys", [("judge", {"svr"}), ("goal", {"svr", "ber"}),
                                         ("instruct", {"svr", "ber", "scr"})])
 def test_the_oracle_scores_100_percent_on_every_task(task, keys):

@@ -9,6 +9,7 @@ import re
 import pytest
 
 from engines.core import SettingsError, parse_settings
+from engines.parsing import ParseFailure
 from engines.robogrid import ENGINE
 from engines.robogrid.instructions import instructions
 from engines.robogrid.nodes import (
@@ -28,7 +29,7 @@ from engines.robogrid.nodes import (
     statement_count,
     walk,
 )
-from engines.robogrid.parse import ParseFailure, parse_code
+from engines.robogrid.parse import parse_code
 from engines.robogrid.programs import ITERATION_BUDGET, Shape, sample_program, statement_budget
 from engines.robogrid.score import item_gold, item_grammar
 from engines.robogrid.settings import RobogridSettings
@@ -248,7 +249,7 @@ def test_worked_examples_use_the_items_own_grammar():
         for example in item.inputs["examples"]:
             assert not isinstance(parse_code(example["program"], grammar), ParseFailure)
             assert nesting_depth(parse_code(example["program"], grammar)) <= 3
-        prompt = ENGINE.next_step(item, None, []).messages[0].content
+        prompt = ENGINE.next_step(item, RobogridSettings(), []).messages[0].content
         assert "Here are 5 worked examples" in prompt and "Example 5:" in prompt
 
 

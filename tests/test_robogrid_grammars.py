@@ -8,13 +8,14 @@ import re
 import pytest
 from lark import Lark
 
+from engines.parsing import ParseFailure
 from engines.robogrid import ENGINE
 from engines.robogrid.generate import perturb
 from engines.robogrid.grammars import MAX_NESTING, STYLES, AstBuilder, Grammar, SyntaxProblem, grammar_for
 from engines.robogrid.lexicon import KEYWORDS, NATURAL_SETS, Lexicon, alien_lexicon, natural_lexicon
 from engines.robogrid.linearise import linearise, render
 from engines.robogrid.nodes import ITEM_BASES, Program
-from engines.robogrid.parse import ParseFailure, parse_code
+from engines.robogrid.parse import parse_code
 from engines.robogrid.programs import Shape, sample_program
 from engines.robogrid.score import item_gold, item_grammar
 from engines.robogrid.settings import RobogridSettings

@@ -8,12 +8,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from engines.core import ItemResult, RunResults, SimOptions, parse_settings
+from engines.parsing import ParseFailure
 from engines.robogrid import ENGINE
 from engines.robogrid.generate import make_item
 from engines.robogrid.grammars import grammar_for
 from engines.robogrid.lexicon import alien_lexicon, natural_lexicon
 from engines.robogrid.nodes import Arith, Grab, Holding, If, Loop, Move, Num, Program, Turn
-from engines.robogrid.parse import MAX_CHARS, ParseFailure, Parsed, parse_reply
+from engines.robogrid.parse import MAX_CHARS, Parsed, parse_reply
 from engines.robogrid.settings import RobogridSettings
 from engines.robogrid.tags import CODES
 from engines.robogrid.world import State
@@ -218,6 +219,7 @@ def test_garbage_is_unparseable_with_a_position_never_a_crash(text, style, alien
     assert all(t.evidence for t in verdict.tags)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", [
     "(" * 100_000, ")" * 100_000, "[" * 50_000 + "]" * 50_000, "{" * 100_001,
     "loop 1 times [" * 20_000, "(" * 60_000 + "go forward 1" + ")" * 40,

@@ -179,6 +179,7 @@ def sim_items(task: str = "instruct", **extra: str):
     return s, ENGINE.items(s, 11)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("code", [t.code for t in ENGINE.taxonomy()])
 def test_each_forced_error_produces_its_tag_where_the_item_allows_it(code):
     s, items = sim_items()
@@ -221,13 +222,21 @@ def test_the_error_rate_is_honoured_and_replies_are_deterministic():
     assert 0.3 < statuses["correct"] / len(items) < 0.7
 
 
-def test_a_forced_syntax_error_flips_the_judges_answer_on_items_perturbed_that_way():
+def test_a_hand_written_wrong_judgement_is_wrong_and_tagged_with_what_was_missed():
+    """"VALID" on a perturbed program is wrong and carries the perturbation's tag; "INVALID" on a
+    valid one is wrong with no error tag (nothing was perturbed); the right word is correct."""
     s, items = sim_items("judge")
-    for k, it in enumerate(items):
-        code = it.gold.get("perturbation")
-        if code:
-            verdict = ENGINE.score(it, [ENGINE.simulate(it, None, [], SimOptions(error=code), k)], s)
-            assert verdict.status == "wrong" and {t.code for t in verdict.tags} == {code}
+    perturbed = [it for it in items if it.gold.get("perturbation")]
+    valid = [it for it in items if it.gold["answer"] == "VALID"]
+    assert perturbed and valid
+    for it in perturbed:
+        missed = ENGINE.score(it, ["VALID"], s, with_views=False)
+        assert missed.status == "wrong" and [t.code for t in missed.tags] == [it.gold["perturbation"]]
+        assert missed.tags[0].evidence.startswith("judged VALID, but ")
+        assert ENGINE.score(it, ["INVALID"], s, with_views=False).status == "correct"
+    for it in valid:
+        false_alarm = ENGINE.score(it, ["INVALID"], s, with_views=False)
+        assert false_alarm.status == "wrong" and not false_alarm.tags
 
 
 def test_an_unknown_forced_error_is_refused():

@@ -95,6 +95,13 @@ async def test_the_local_backend_stops_between_tokens_and_frees_the_model(slow_l
     prepared.store.close()
 
 
+def test_the_local_reply_budget_is_per_item_and_split_across_model_steps():
+    assert api.local_settings("robogrid", [])["max_tokens"] == "512"  # one step, its own default 8192
+    assert api.local_settings("dedc", [])["max_tokens"] == "256"  # its own default is smaller
+    assert api.local_settings("logic", [])["max_tokens"] == "256"  # two steps share 512
+    assert api.local_settings("logic", ["max_tokens=900"])["max_tokens"] == "900"  # the user's choice stands
+
+
 def test_the_local_reply_cap_is_the_default_and_a_setting_overrides_it(slow_llama, tmp_path):
     weights = tmp_path / "tiny.gguf"
     weights.write_bytes(b"GGUF")

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from n2f_tui.app import N2FApp
 from n2f_tui.widgets.style import STABLE
 from n2f_tui.screens.agreement import AgreementScreen
@@ -24,6 +26,7 @@ async def choose(pilot, app, key: str) -> None:
     await pilot.pause()  # the dialog's callback runs after the screen is popped
 
 
+@pytest.mark.slow
 async def test_annotations_made_in_the_ui_survive_restart_and_rescore():
     await make_run("notes", limit=40)
     app = N2FApp(run="notes", formats=STABLE, demo=False)
@@ -90,6 +93,7 @@ async def test_annotations_made_in_the_ui_survive_restart_and_rescore():
         assert {state.items[i].id for i in state.order} == {item_id, second}
 
 
+@pytest.mark.slow
 async def test_agreement_view_shows_precision_recall_kappa_and_disagreeing_items():
     await make_run("agree", limit=40)
     app = N2FApp(run="agree", formats=STABLE, demo=False)
@@ -150,6 +154,7 @@ asyncio.run(main())
 """
 
 
+@pytest.mark.slow
 async def test_annotations_survive_the_app_being_killed():
     await make_run("killed", limit=20)
     root = Path(__file__).resolve().parent.parent
@@ -167,19 +172,24 @@ async def test_annotations_survive_the_app_being_killed():
         assert state.tags(index).notes == ["typed before the kill"] and state.tags(index).reviewed
 
 
+@pytest.mark.slow
 async def test_the_run_screen_shows_tags_another_process_adds():
     await make_run("together", limit=20)
-    app = N2FApp(run="together", formats=STABLE, demo=False)
+    app = N2FApp(run="together", formats=STABLE, demo=False, annotator="bob")  # the inspector shows bob's labels
     async with app.run_test(size=(160, 48)) as pilot:
         await until(pilot, lambda: screen_named(app, "RunScreen"))
         screen = app.screen
         index = screen.current
         item_id = screen.state.ids[index]
+        row_before = screen.render_row(screen.vlist.cursor).plain
         script = ("import sys; from sessions.store import RunStore; "
-                  "RunStore.open('together').annotations(annotator='bob').add(sys.argv[1], 'tag_add', code='redundancy', "
-                  "label='Redundancy')")
-        subprocess.run([sys.executable, "-c", script, item_id], check=True, env=dict(os.environ))
+                  "RunStore.open('together').annotations(annotator=sys.argv[2]).add(sys.argv[1], 'tag_add', "
+                  "code=sys.argv[3], label='')")
+        subprocess.run([sys.executable, "-c", script, item_id, "carol", "variable_misuse"], check=True, env=dict(os.environ))
+        subprocess.run([sys.executable, "-c", script, item_id, "bob", "redundancy"], check=True, env=dict(os.environ))
         await until(pilot, lambda: "redundancy" in screen.state.tags(index).manual)
         await until(pilot, lambda: "redundancy" in screen.query_one(DetailView).text())
         row = screen.render_row(screen.vlist.cursor).plain
-        assert "redundancy" in row
+        assert row != row_before and ("redundancy" in row or "+1" in row)  # a chip, whole or counted
+        assert "variable_misuse" not in screen.state.tags(index).manual  # carol's label is hers, not bob's
+        assert "labels of bob" in str(screen.vlist.border_title)

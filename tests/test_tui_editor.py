@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from textual.widgets import TextArea
 
+import pytest
+
 from engines.dedc.prompts import DEFAULT_TEMPLATE
 from n2f_tui.app import N2FApp
 from n2f_tui.widgets.style import STABLE
@@ -13,6 +15,7 @@ from sessions.store import RunStore, list_run_meta
 from tui_support import make_run, screen_named, until
 
 
+@pytest.mark.slow
 async def test_edit_rerun_one_item_then_fork_the_run():
     await make_run("prompted", limit=12)
     app = N2FApp(run="prompted", formats=STABLE, demo=False)

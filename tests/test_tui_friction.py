@@ -129,7 +129,7 @@ async def test_the_footer_fits_and_wide_views_scroll_sideways_and_z_zooms(size):
     async with app.run_test(size=size) as pilot:
         screen = await open_run(pilot, app)
         keys = [k for k in screen.query_one(Footer).query("FooterKey")]
-        assert [k.key for k in keys][-2:] == ["q", "question_mark"] and {"n", "t", "a", "z"} <= {k.key for k in keys}
+        assert [k.key for k in keys][-2:] == ["q", "question_mark"] and {"n", "t", "a", "d", "z"} <= {k.key for k in keys}
         assert all(0 < k.region.width and k.region.right <= size[0] for k in keys), "the footer is cut"
         # the engine views (the trace table) are wider than their pane: it scrolls sideways
         pane = screen.query_one("#col-prompt" if size[0] < 100 else "#col-views")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from textual.widgets import DataTable, Input, Select, Static, Switch
 
+import pytest
+
 from engines import engine_names
 from engines.core import settings_fields
 from engines.dedc.settings import DedcSettings
@@ -19,6 +21,7 @@ def cells(app, row: int) -> list[str]:
     return [str(c) for c in table.get_row_at(row)]
 
 
+@pytest.mark.slow
 async def test_home_lists_runs_and_opens_resumes_rescores_deletes():
     await make_run("alpha", limit=20)
     await make_run("beta", limit=12, model="oracle")
@@ -30,7 +33,7 @@ async def test_home_lists_runs_and_opens_resumes_rescores_deletes():
         table = app.screen.query_one(DataTable)
         assert table.row_count == 3
         # the results are summarised in a worker after the first paint
-        await until(pilot, lambda: not any(cells(app, r)[4].startswith("…") for r in range(3)))
+        await until(pilot, lambda: not any("…/" in cells(app, r)[4] for r in range(3)))
         rows = {cells(app, r)[0]: cells(app, r) for r in range(3)}
         assert rows["beta"][1:3] == ["dedc", "oracle"]
         assert rows["beta"][4].startswith("12/12") and rows["beta"][5] == "100.0%"
@@ -67,6 +70,7 @@ async def test_home_lists_runs_and_opens_resumes_rescores_deletes():
         assert {m["name"] for m in list_run_meta()} == {"alpha", "cut"}
 
 
+@pytest.mark.slow
 async def test_new_run_dialog_builds_the_settings_form_and_validates():
     await make_run("first", limit=5)
     app = N2FApp(formats=STABLE, demo=False)

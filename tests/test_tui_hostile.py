@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from n2f_tui.app import N2FApp
 from n2f_tui.widgets.style import STABLE
 from n2f_tui.widgets.detail import DetailView
@@ -29,6 +31,7 @@ def segments_with(pane, needle: str):
     return [seg for line in pane.lines for seg in line if needle in seg.text]
 
 
+@pytest.mark.slow
 async def test_hostile_outputs_are_shown_literally_and_do_not_break_the_layout(tmp_path):
     _, _, items = api.build_items("dedc", [], 0)
     replay = tmp_path / "hostile.jsonl"

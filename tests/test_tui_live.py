@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from n2f_tui.app import N2FApp
 from n2f_tui.widgets.style import STABLE
 from n2f_tui.cli import main as cli_main
@@ -15,6 +17,7 @@ def header_text(app) -> str:
     return str(app.screen.query_one(RunHeader).render())
 
 
+@pytest.mark.slow
 async def test_fresh_store_lands_in_the_live_demo_and_quit_cancels_it_cleanly():
     assert not list_run_meta()
     app = N2FApp(formats=STABLE)  # what bare `n2f` runs
@@ -42,6 +45,7 @@ async def test_fresh_store_lands_in_the_live_demo_and_quit_cancels_it_cleanly():
     prepared.store.close()
 
 
+@pytest.mark.slow
 async def test_progress_updates_on_a_timer_and_pause_cancel_resume():
     app = N2FApp(formats=STABLE, demo=False)
     async with app.run_test(size=(160, 48)) as pilot:

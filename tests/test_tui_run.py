@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from n2f_tui.app import N2FApp
 from n2f_tui.widgets.style import STABLE
 from n2f_tui.screens.run import RunScreen
@@ -15,6 +17,7 @@ async def open_app(run: str, size=(160, 48)):
     return app, app.run_test(size=size)
 
 
+@pytest.mark.slow
 async def test_step_through_items_with_keys_and_actions():
     await make_run("nav", limit=40)
     app, ctx = await open_app("nav")
@@ -47,6 +50,7 @@ async def test_step_through_items_with_keys_and_actions():
         assert screen.query_one(DetailView).shown[0] == screen.current
 
 
+@pytest.mark.slow
 async def test_detail_shows_prompt_output_gold_structure_and_diff():
     await make_run("detail", limit=30)
     app, ctx = await open_app("detail")
@@ -70,6 +74,7 @@ async def test_detail_shows_prompt_output_gold_structure_and_diff():
             assert tag["code"] in text  # chips and their evidence
 
 
+@pytest.mark.slow
 async def test_search_filter_and_sort():
     await make_run("find", limit=60)
     app, ctx = await open_app("find")
@@ -116,6 +121,7 @@ async def test_search_filter_and_sort():
         assert state.order == list(range(state.total))
 
 
+@pytest.mark.slow
 async def test_layout_is_stacked_at_80x24_and_side_by_side_when_wide():
     await make_run("layout", limit=10)
     app, ctx = await open_app("layout", size=(80, 24))

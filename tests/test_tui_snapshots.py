@@ -44,6 +44,7 @@ def test_home(snap_compare, runs, size):
     assert snap_compare(N2FApp(formats=STABLE, demo=False), terminal_size=size, run_before=settle)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_run_on_a_wrong_item(snap_compare, runs, size):
     async def wrong_item(pilot):
@@ -54,6 +55,7 @@ def test_run_on_a_wrong_item(snap_compare, runs, size):
     assert snap_compare(N2FApp(run="base", formats=STABLE, demo=False), terminal_size=size, run_before=wrong_item)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_report(snap_compare, runs, size):
     async def report(pilot):
@@ -64,6 +66,7 @@ def test_report(snap_compare, runs, size):
     assert snap_compare(N2FApp(run="base", formats=STABLE, demo=False), terminal_size=size, run_before=report)
 
 
+@pytest.mark.slow
 def test_help(snap_compare, runs):
     async def help_screen(pilot):
         await settle(pilot)
@@ -86,3 +89,70 @@ def test_new_run_dialog_scrolled_to_the_last_setting(snap_compare, size):
         await settle(pilot)
 
     assert snap_compare(N2FApp(formats=STABLE, demo=False), terminal_size=size, run_before=last_setting)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_report_after_review(snap_compare, runs, size):
+    """After omission is removed and redundancy added on one item: the summary says what was reviewed,
+    and the report is scrolled to the automatic vs final counts."""
+    from sessions.store import RunStore
+
+    store = RunStore.open("base")
+    summaries = store.summaries()
+    index = next(i for i, s in sorted(summaries.items()) if "omission" in s["tags"] and "redundancy" not in s["tags"])
+    log = store.annotations()
+    log.add(store.item_ids()[index], "tag_remove", code="omission")
+    log.add(store.item_ids()[index], "tag_add", code="redundancy", label="Redundancy")
+
+    async def report(pilot):
+        await settle(pilot)
+        pilot.app.open_report(pilot.app.screen.run_id)
+        await settle(pilot)
+        pane = pilot.app.screen.query_one("#report")
+        line = next(k for k, text in enumerate(pane.plain.splitlines()) if "automatic vs final" in text)
+        pane.scroll_to(y=line, animate=False, immediate=True)
+        await settle(pilot)
+
+    assert snap_compare(N2FApp(run="base", formats=STABLE, demo=False), terminal_size=size, run_before=report)
+
+
+@pytest.fixture
+def engine_runs():
+    make_run_sync("kg", limit=8, seed=0, engine="compost")
+    make_run_sync("grids", limit=2, seed=0, engine="rgp")
+    make_run_sync("instruct", limit=12, seed=0, engine="robogrid")
+
+
+def on_item(index: int | None, scroll_to: str = ""):
+    """Open the run's item ``index`` (None: the first wrong one); stacked, scroll to the line starting ``scroll_to``."""
+    async def run_before(pilot):
+        await settle(pilot)
+        screen = pilot.app.screen
+        if index is None:
+            screen.action_wrong(1)
+        else:
+            screen.vlist.move(index - screen.vlist.cursor)
+        await settle(pilot)
+        detail = screen.query_one("#detail")
+        if scroll_to and detail.stacked:
+            pane = detail.query_one("#col-prompt")
+            line = next(i for i, text in enumerate(pane.plain.splitlines()) if text.strip().startswith(scroll_to))
+            pane.scroll_to(0, line, animate=False, immediate=True)
+        await settle(pilot)
+    return run_before
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_compost_item_with_its_query_results(snap_compare, engine_runs, size):
+    assert snap_compare(N2FApp(run="kg", formats=STABLE, demo=False), terminal_size=size, run_before=on_item(6))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_rgp_item_with_its_grids(snap_compare, engine_runs, size):
+    assert snap_compare(N2FApp(run="grids", formats=STABLE, demo=False), terminal_size=size,
+                        run_before=on_item(0, scroll_to="Samples"))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_robogrid_instruct_item(snap_compare, engine_runs, size):
+    assert snap_compare(N2FApp(run="instruct", formats=STABLE, demo=False), terminal_size=size, run_before=on_item(None))

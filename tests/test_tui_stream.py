@@ -6,6 +6,8 @@ part of the reply, then more of it, then the finished attempt.
 
 from __future__ import annotations
 
+import pytest
+
 from n2f_tui.app import N2FApp
 from n2f_tui.widgets.style import STABLE
 from n2f_tui.screens.editor import EditorScreen
@@ -27,6 +29,7 @@ def shown_words(text: str) -> int:
     return count
 
 
+@pytest.mark.slow
 async def test_a_streamed_reply_grows_in_the_editor_rerun_pane():
     with running_stub(reply=lambda messages: REPLY) as stub:
         await make_run("streamed", limit=2, model=f"openai:stub-model@{stub.base_url}")
@@ -59,6 +62,7 @@ async def test_a_streamed_reply_grows_in_the_editor_rerun_pane():
             assert request["params"]["stream"] is True
 
 
+@pytest.mark.slow
 async def test_the_focused_item_of_a_live_run_streams_into_the_output_pane():
     from sessions import api
     from n2f_tui.widgets.detail import DetailView

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from textual.widgets import DataTable, Static
 
+import pytest
+
 from engines import engine_names
 from n2f_tui.app import N2FApp
 from n2f_tui.widgets.style import STABLE
@@ -24,6 +26,7 @@ def test_the_run_header_shows_tokens_and_cost_once_there_are_any():
     assert "1,500,000 tokens (1,000,000 in / 500,000 out) · $0.4500" in priced
 
 
+@pytest.mark.slow
 async def test_home_shows_a_smoke_group_and_opens_each_of_its_runs():
     group, rows = await run_smoke("sim", n=2)
     app = N2FApp(formats=STABLE, demo=False)

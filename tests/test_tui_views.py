@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from n2f_tui.app import N2FApp
 from n2f_tui.widgets.style import STABLE
 from n2f_tui.screens.compare import CompareScreen
@@ -11,6 +13,7 @@ from n2f_tui.screens.run import RunScreen
 from tui_support import make_run, screen_named, until
 
 
+@pytest.mark.slow
 async def test_compare_two_runs_with_the_different_outcome_filter():
     await make_run("simmed", limit=30)
     await make_run("perfect", limit=30, model="oracle")
@@ -35,6 +38,7 @@ async def test_compare_two_runs_with_the_different_outcome_filter():
         assert len(compare.shown) == 30
 
 
+@pytest.mark.slow
 async def test_report_shows_the_engine_tables_and_charts():
     await make_run("reported", limit=60)
     app = N2FApp(run="reported", formats=STABLE, demo=False)
@@ -51,6 +55,7 @@ async def test_report_shows_the_engine_tables_and_charts():
         await until(pilot, lambda: screen_named(app, "RunScreen"))
 
 
+@pytest.mark.slow
 async def test_help_lists_every_key_and_the_palette_offers_every_action():
     await make_run("helped", limit=5)
     app = N2FApp(run="helped", formats=STABLE, demo=False)

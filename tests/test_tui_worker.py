@@ -30,7 +30,7 @@ async def test_a_slow_solver_check_never_holds_a_key(monkeypatch):
     monkeypatch.setattr(engine, "score", held_score)
     opened = []
     annotations = RunStore.annotations
-    monkeypatch.setattr(RunStore, "annotations", lambda self: opened.append(1) or annotations(self))
+    monkeypatch.setattr(RunStore, "annotations", lambda self, *args: opened.append(1) or annotations(self, *args))
     app = N2FApp(run="solver", formats=STABLE, demo=False)
     async with app.run_test(size=(160, 48)) as pilot:
         await until(pilot, lambda: screen_named(app, "RunScreen"))

@@ -7,6 +7,8 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from engines import engine_names
 from sessions.store import RunStore
 from stub_openai import running_stub
@@ -27,6 +29,7 @@ def write_config(text: str) -> None:
     Path(os.environ["N2F_HOME"], "config.toml").write_text(text)
 
 
+@pytest.mark.slow
 def test_usage_totals_equal_the_servers_reported_usage_and_cost_follows_the_price():
     write_config('[prices.stub-model]\ninput = 2.5\noutput = 10\n')
     with running_stub(reply=lambda messages: REPLY) as stub:
@@ -46,6 +49,7 @@ def test_usage_totals_equal_the_servers_reported_usage_and_cost_follows_the_pric
     assert f"{prompt + completion:,} tokens ({prompt:,} in / {completion:,} out)" in n2f("report", summary["run"]).stdout
 
 
+@pytest.mark.slow
 def test_a_token_budget_stops_the_run_and_resume_finishes_it():
     with running_stub(reply=lambda messages: REPLY) as probe:  # what each item costs, in order
         n2f("run", "dedc", "-n", "8", "-j", "1", "-m", f"openai:stub-model@{probe.base_url}", "-q")
@@ -87,6 +91,7 @@ def test_a_cost_budget_stops_the_run():
     assert summary["status"] == "stopped (budget)" and summary["counts"]["pending"] == 5
 
 
+@pytest.mark.slow
 def test_smoke_runs_every_engine_as_one_group():
     result = n2f("smoke", "-m", "sim", "-n", "3", "--json", timeout=300)
     smoke = json.loads(result.stdout)
@@ -114,6 +119,7 @@ def test_smoke_draws_a_seeded_sample_not_the_first_items():
     assert [item.id for item in RunStore.open(again["runs"][0]["run"]).items()] == ids  # same seed, same sample
 
 
+@pytest.mark.slow
 def test_smoke_settings_go_to_the_engines_that_have_them():
     smoke = json.loads(n2f("smoke", "-m", "sim", "-n", "2", "--engine", "dedc", "logic", "-s", "max_tokens=64",
                            "-s", "names=cross", "--json").stdout)

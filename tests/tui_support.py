@@ -6,6 +6,8 @@ import asyncio
 import time
 from typing import Any, Callable, Sequence
 
+from textual.css.query import NoMatches
+
 from sessions import api
 
 
@@ -27,13 +29,17 @@ def make_run_sync(*args: Any, **kwargs: Any) -> str:
 
 
 async def until(pilot: Any, predicate: Callable[[], Any], timeout: float = 10.0) -> None:
-    """Let the app run until ``predicate()`` holds (exceptions count as not yet)."""
+    """Let the app run until ``predicate()`` holds.
+
+    A widget not mounted yet (``NoMatches``) counts as not yet; any other exception is a real
+    error of the test or the app and is raised at once, not turned into a timeout.
+    """
     deadline = time.monotonic() + timeout
     while True:
         try:
             if predicate():
                 return
-        except Exception:
+        except NoMatches:
             pass
         if time.monotonic() > deadline:
             raise AssertionError("condition not reached in time")

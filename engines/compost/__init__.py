@@ -8,24 +8,26 @@ after step 1 and are scored structurally.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from engines.compost import prompts
 from engines.compost.settings import CompostSettings
-from engines.core import Item, Message, Report, RunResults, Step
-from engines.package import PackageEngine
+from engines.contract import Engine
+from engines.core import Item, Report, RunResults, SimOptions, Step, TagType, Verdict
 
 SPARQL_TOOL = "sparql"
 
 
-class CompostEngine(PackageEngine):
+class CompostEngine(Engine[CompostSettings]):
     name = "compost"
     title = "CompoST: compositional interpretation of questions into SPARQL"
     settings_type = CompostSettings
     main_score = "f1"
     tools = (SPARQL_TOOL,)
+    report_reads_outputs = True  # official items without a query result are counted apart
 
-    def items(self, settings: CompostSettings, seed: int) -> list[Item]:
+    def items(self, settings: CompostSettings, seed: int) -> Sequence[Item]:
+        """The official files when ``dataset`` names one, else patterns generated over the bundled graph."""
         if settings.dataset:
             from engines.compost.official import load_official
 
@@ -34,14 +36,14 @@ class CompostEngine(PackageEngine):
 
         return build_items(settings, seed)
 
-    def next_step(self, item: Item, settings: Any, outputs: Sequence[str],
+    def templates(self, settings: CompostSettings) -> dict[str, str]:
+        return prompts.templates()
+
+    def next_step(self, item: Item, settings: CompostSettings, outputs: Sequence[str],
                   templates: Mapping[str, str] | None = None) -> Step | None:
-        settings = settings or CompostSettings()
         if not outputs:
             prompt = prompts.build_prompt(item, (templates or {}).get(prompts.QUERY))
-            return Step(name=prompts.QUERY, messages=(Message("system", prompts.SYSTEM), Message("user", prompt)),
-                        params=self.model_params(settings),
-                        template=prompts.QUERY)
+            return self.model_step(prompts.QUERY, prompt, settings, system=prompts.SYSTEM)
         if len(outputs) > 1:
             return None
         if item.meta.get("source") == "official" and not settings.endpoint:
@@ -55,10 +57,35 @@ class CompostEngine(PackageEngine):
                     payload={"query": parsed.executable, "gold": item.gold["query"], "endpoint": settings.endpoint,
                              "timeout": settings.timeout, "row_cap": settings.row_cap})
 
+    def judge(self, item: Item, outputs: Sequence[str], settings: CompostSettings, with_views: bool) -> Verdict:
+        from engines.compost.score import score_item
+
+        return score_item(item, outputs, settings, with_views)
+
+    def taxonomy(self) -> list[TagType]:
+        from engines.compost.tags import TAXONOMY
+
+        return list(TAXONOMY)
+
+    def simulate(self, item: Item, step: Step, outputs: Sequence[str], options: SimOptions, rng_seed: int) -> str:
+        from engines.compost.simulate import simulate
+
+        return simulate(item, options, rng_seed)
+
+    def oracle(self, item: Item, step: Step, outputs: Sequence[str]) -> str:
+        from engines.compost.simulate import oracle
+
+        return oracle(item)
+
     def report(self, run: RunResults, against: Sequence[RunResults] = ()) -> Report:
+        """Its notes say how replies were read, per split and with the authors' scorer beside the prose's."""
         from engines.compost.report import aggregate
 
         return aggregate(run, against)
+
+    def list_score(self, status: str, scores: Mapping[str, float]) -> float | None:
+        """``f1`` of the result sets (structural 1 or 0 without an endpoint); correct means F1 = 1."""
+        return scores.get("f1")
 
 
 ENGINE = CompostEngine()

@@ -32,7 +32,8 @@ from math import floor
 from typing import Any, Iterable, Sequence, TypeVar
 
 from engines.compost.kg import Graph, Hop, load_graph
-from engines.compost.lexicon import CLAUSE_PROPS, RDF_TYPE, Entry, Lexicon, default_lexicon, load_lemon
+from engines.compost.lemon import load_lemon
+from engines.compost.lexicon import CLAUSE_PROPS, RDF_TYPE, Entry, Lexicon, default_lexicon
 from engines.compost.patterns import CENTRE, PatternNode, SubPattern, node, self_contained_cover, sub_patterns
 from engines.compost.settings import CompostSettings
 from engines.core import Item

@@ -51,6 +51,10 @@ class QueryError(ValueError):
         super().__init__(message)
         self.diagnosis, self.reasons = diagnosis, reasons
 
+    def fresh(self) -> "QueryError":
+        """A new instance to raise: raising the cached one would tie the raiser's frames to the cache."""
+        return QueryError(str(self), self.diagnosis, self.reasons)
+
 
 @dataclass
 class Parsed:
@@ -75,16 +79,19 @@ def _prefix(token: Token) -> str:
     return str(token).partition(":")[0]
 
 
-@lru_cache(maxsize=8192)
+CACHED = 256  # texts: a run reads each reply and gold query a few times within one item's steps, items in flight interleave
+
+
+@lru_cache(maxsize=CACHED)
 def _tree(text: str) -> Tree | SparqlSyntaxError:
-    """The parse tree or the syntax error (cached: a run reads each reply and gold query several times)."""
+    """The parse tree or the syntax error, without the traceback that would keep the parser's frames."""
     try:
         return parse_tree(text)
     except SparqlSyntaxError as exc:
-        return exc
+        return exc.with_traceback(None)
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=CACHED)
 def _query(query: str, aliases: bool) -> Parsed | QueryError:
     tree = _tree(query)
     if isinstance(tree, SparqlSyntaxError):
@@ -113,7 +120,7 @@ def parse_query(query: str, aliases: bool = False) -> Parsed:
     ``aliases`` also resolves the unbound DBpedia prefixes (the lenient reading). Cached: read-only."""
     result = _query(query, aliases)
     if isinstance(result, QueryError):
-        raise result
+        raise result.fresh() from None
     return result
 
 
@@ -154,7 +161,7 @@ def _lenient(reply: str) -> Parsed | QueryError:
     return first or QueryError("no SPARQL query found (no SELECT, ASK, CONSTRUCT, DESCRIBE or PREFIX that parses)")
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=CACHED)
 def _reply(reply: str, extract: str) -> Parsed | QueryError:
     if extract == "lenient":
         return _lenient(reply)
@@ -180,11 +187,11 @@ def parse_reply(reply: str, extract: str = "strict") -> Parsed:
     read the same reply; treat the result as read-only)."""
     result = _reply(reply, extract)
     if isinstance(result, QueryError):
-        raise result
+        raise result.fresh() from None
     return result
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=CACHED)
 def _forbidden(text: str) -> tuple[str, ...]:
     parsed = _query(text, False)
     if isinstance(parsed, Parsed):

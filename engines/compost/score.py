@@ -30,6 +30,7 @@ from engines.compost.settings import CompostSettings
 from engines.compost.tags import tag, triple_tags
 from engines.core import Item, Verdict
 
+DEFAULT_SETTINGS = CompostSettings()
 KEPT_WHEN_CORRECT = {"format_violation", "undeclared_prefix"}
 
 
@@ -56,8 +57,8 @@ def prf(gold: set[str], output: set[str]) -> tuple[float, float, float]:
     return p, r, (2 * p * r / (p + r) if p + r else 0.0)
 
 
-def score_item(item: Item, outputs: Sequence[str], settings: Any, with_views: bool) -> Verdict:
-    settings = settings or CompostSettings()
+def score_item(item: Item, outputs: Sequence[str], settings: CompostSettings = DEFAULT_SETTINGS,
+               with_views: bool = True) -> Verdict:
     reply = outputs[0] if outputs else ""
     parsed, error = read_output(reply, settings.extract)
     gold = gold_triples(item)

@@ -12,32 +12,32 @@ from engines.compost.compare import ANSWER, PARAPHRASE, SEMANTIC_FEATURES, Align
 from engines.compost.parse import Parsed
 from engines.compost.pattern import RDF_TYPE, Triple
 from engines.core import Tag, TagType
+from engines.taxonomy import Taxonomy, format_violation, unparseable
 
 TYPE = RDF_TYPE
 
-TAXONOMY = [
-    TagType("wrong_property", "wrong property", "a triple uses a property the gold does not use there", "triples"),
-    TagType("inverted_direction", "inverted direction", "a triple has subject and object swapped", "triples"),
-    TagType("missing_triple", "missing triple", "a gold relation triple has no counterpart in the output", "triples"),
-    TagType("extra_triple", "extra triple", "an output triple or construct the gold does not have", "triples"),
-    TagType("wrong_entity", "wrong entity", "a gold entity is missing or replaced", "entities"),
-    TagType("wrong_join", "wrong join", "a triple connects to a different variable than in the gold", "triples"),
-    TagType("missing_type_constraint", "missing type constraint", "a gold rdf:type constraint is absent",
+TAXONOMY = Taxonomy((
+    TagType("wrong_property", "Wrong property", "a triple uses a property the gold does not use there", "triples"),
+    TagType("inverted_direction", "Inverted direction", "a triple has subject and object swapped", "triples"),
+    TagType("missing_triple", "Missing triple", "a gold relation triple has no counterpart in the output", "triples"),
+    TagType("extra_triple", "Extra triple", "an output triple or construct the gold does not have", "triples"),
+    TagType("wrong_entity", "Wrong entity", "a gold entity is missing or replaced", "entities"),
+    TagType("wrong_join", "Wrong join", "a triple connects to a different variable than in the gold", "triples"),
+    TagType("missing_type_constraint", "Missing type constraint", "a gold rdf:type constraint is absent",
             "triples"),
-    TagType("wrong_projection", "wrong projection", "the query does not select exactly the answer variable",
+    TagType("wrong_projection", "Wrong projection", "the query does not select exactly the answer variable",
             "form"),
-    TagType("empty_result", "empty result", "the query returns no rows", "execution"),
-    TagType("query_failed", "query failed", "the query was refused, timed out or did not run", "execution"),
-    TagType("unparseable", "unparseable", "no SPARQL query could be read from the reply", "form"),
-    TagType("format_violation", "format violation", "prose around the query, or not a SELECT query", "form"),
-    TagType("undeclared_prefix", "undeclared prefix",
+    TagType("empty_result", "Empty result", "the query returns no rows", "execution"),
+    TagType("query_failed", "Query failed", "the query was refused, timed out or did not run", "execution"),
+    unparseable("no SPARQL query could be read from the reply", "form"),
+    format_violation("prose around the query, or not a SELECT query", "form"),
+    TagType("undeclared_prefix", "Undeclared prefix",
             "a prefix neither declared nor bound by the authors' scorer (the query was invalid for them)", "form"),
-]
-LABELS = {t.code: t.label for t in TAXONOMY}
+))
+LABELS = TAXONOMY.labels
 
 
-def tag(code: str, evidence: str) -> Tag:
-    return Tag(code, LABELS[code], evidence)
+tag = TAXONOMY.tag
 
 
 def short(term: str) -> str:

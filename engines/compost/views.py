@@ -90,3 +90,18 @@ def lattice_view(item: Item) -> View:
     return View("tree", "Sub-patterns", {"label": f"base {meta.get('base')} gid {meta.get('gid')} "
                                                   f"({meta.get('split')}): edges {' '.join(sorted(mine))}",
                                          "children": children})
+
+
+# The report's metrics as the inspector labels them, the headline ones first: (name, label, unit,
+# headline). A name with ``{}`` stands for a family (one per split, task or setting); units:
+# fraction (0-1, shown as %), percent (already in %), score (0-1, shown as is), count, number.
+METRICS = (
+    ("macro_f1", "macro F1", "score", True),
+    ("compositionality_f1", "compositionality F1", "score", True),
+    ("compositionality_f1_def", "compositionality F1 (prose definition)", "score", False),
+    ("macro_f1_{}", "macro F1 {}", "score", False),
+    ("compositionality_f1_def_{}", "compositionality F1 (prose definition) {}", "score", False),
+    ("compositionality_f1_{}", "compositionality F1 {}", "score", False),
+    ("items", "items", "count", False),
+    ("n_{}", "items {}", "count", False),
+)

@@ -36,10 +36,11 @@ Never raises on any input (fuzz-tested).
 
 from __future__ import annotations
 
-import bisect
 import re
 from dataclasses import dataclass
 from typing import Union
+
+from engines.parsing import ParseFailure, Positions, shorten
 
 MAX_DEPTH = 40  # nesting limit of calls inside one right-hand side
 
@@ -93,17 +94,6 @@ class Parsed:
         return not self.removed
 
 
-@dataclass(frozen=True)
-class ParseFailure:
-    message: str
-    line: int
-    column: int
-    context: str  # the offending line and a caret under the column
-
-    def describe(self) -> str:
-        return f"line {self.line}, column {self.column}: {self.message}"
-
-
 # ------------------------------------------------------------------------ tokens
 
 _TOKEN = re.compile(
@@ -130,7 +120,7 @@ class _Fail(Exception):
 
 
 class _Scanner:
-    __slots__ = ("text", "kinds", "values", "starts", "n", "noise", "line_starts")
+    __slots__ = ("text", "kinds", "values", "starts", "n", "noise", "positions")
 
     def __init__(self, text: str):
         self.text = text
@@ -148,29 +138,20 @@ class _Scanner:
             starts.append(m.start())
         self.kinds, self.values, self.starts, self.noise = kinds, values, starts, noise
         self.n = len(kinds)
-        self.line_starts: list[int] | None = None
+        self.positions: Positions | None = None
 
     # positions -----------------------------------------------------------------
 
     def pos(self, i: int) -> int:
         return self.starts[i] if i < self.n else len(self.text)
 
-    def line_col(self, offset: int) -> tuple[int, int]:
-        if self.line_starts is None:
-            self.line_starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
-        line = bisect.bisect_right(self.line_starts, offset)
-        return line, offset - self.line_starts[line - 1] + 1
+    def where(self) -> Positions:
+        if self.positions is None:
+            self.positions = Positions(self.text)
+        return self.positions
 
-    def context(self, offset: int) -> str:
-        line, col = self.line_col(offset)
-        assert self.line_starts is not None
-        start = self.line_starts[line - 1]
-        end = self.text.find("\n", start)
-        text = self.text[start:] if end < 0 else self.text[start:end]
-        if len(text) > 120:  # keep the caret visible on long lines
-            lo = max(0, col - 60)
-            text, col = text[lo:lo + 120], col - lo
-        return f"{text}\n{' ' * (col - 1)}^"
+    def failure(self, offset: int, message: str) -> ParseFailure:
+        return self.where().failure(offset, message)
 
     # grammar -------------------------------------------------------------------
 
@@ -220,33 +201,27 @@ def parse_term(text: str) -> Term | None:
     return term if scanner.skip(i, newlines=True) >= scanner.n else None
 
 
-def parse_answer(text: str, strict: bool = False) -> Parsed | ParseFailure:
-    """Extract the assignments of a (possibly chatty) model reply.
+@dataclass(frozen=True)
+class _Statement:
+    segment: int  # code fences seen before it (odd: inside a fence)
+    assignment: Assignment
+    first: int  # token span of the statement
+    end: int
 
-    ``strict`` is the authors' reading (``convert_to_one`` on the reply with backticks and
-    "plaintext" removed): the reply is nothing but assignments, code fences and
-    whitespace, or it fails at the first character of anything else.
-    """
-    if not isinstance(text, str):
-        text = "" if text is None else str(text)
-    s = _Scanner(text)
-    kinds, values = s.kinds, s.values
-    # (segment, assignment, first token, end token) per statement; segment = fences seen before
-    found: list[tuple[int, Assignment, int, int]] = []
+
+def _statements(s: _Scanner) -> tuple[list[_Statement], list[tuple[int, _Fail]]]:
+    """Every ``target := term`` statement of the reply, and the failures (with their segment)."""
+    kinds, values, n = s.kinds, s.values, s.n
+    found: list[_Statement] = []
     failures: list[tuple[int, _Fail]] = []
     segment = 0
     i = 0
-    n = s.n
     while i < n:
         kind = kinds[i]
         if kind == _FENCE:
             segment += 1
-            i += 1
-            continue
-        if kind == _ASSIGN:
+        elif kind == _ASSIGN:
             failures.append((segment, _Fail("':=' without a target variable before it", s.pos(i))))
-            i += 1
-            continue
         if kind != _ATOM:
             i += 1
             continue
@@ -261,49 +236,59 @@ def parse_answer(text: str, strict: bool = False) -> Parsed | ParseFailure:
             value, k = s.term(j + 1, 0)
         except _Fail as fail:
             failures.append((segment, fail))
-            # resynchronise after the next ';' or line end
-            k = j + 1
+            k = j + 1  # resynchronise after the next ';' or line end
             while k < n and kinds[k] not in (_SEMI, _NL, _FENCE):
                 k += 1
             i = k
             continue
-        line, col = s.line_col(s.pos(i))
+        line, col = s.where().line_col(s.pos(i))
         end = s.skip(k, newlines=False)
         if end < n and kinds[end] == _SEMI:
             end += 1
-        found.append((segment, Assignment(target, value, line, col), i, end))
+        found.append(_Statement(segment, Assignment(target, value, line, col), i, end))
         i = end
+    return found, failures
 
-    # choose the answer region
-    fenced = [f for f in found if f[0] % 2 == 1]
+
+def _nothing_found(s: _Scanner) -> ParseFailure:
+    """The failure of a reply without any assignment, at its first visible character (1:1 if empty)."""
+    first = next((k for k in range(s.n) if s.kinds[k] not in (_WS, _NL)), None)
+    what = "the reply is empty" if first is None and not s.noise else \
+        "no assignment 'target := primitive (arguments)' found"
+    if "=" in s.values:
+        what += " (the answer language assigns with ':=', not '=')"
+    return s.failure(s.pos(first) if first is not None else 0, what)
+
+
+def parse_answer(text: str, strict: bool = False) -> Parsed | ParseFailure:
+    """Extract the assignments of a (possibly chatty) model reply.
+
+    The answer is the statements of the last code fence holding any, else all of them.
+    ``strict`` is the authors' reading (``convert_to_one`` on the reply with backticks and
+    "plaintext" removed): the reply is nothing but assignments, code fences and
+    whitespace, or it fails at the first character of anything else.
+    """
+    if not isinstance(text, str):
+        text = "" if text is None else str(text)
+    s = _Scanner(text)
+    found, failures = _statements(s)
+    fenced = [f for f in found if f.segment % 2 == 1]
     if fenced:
-        last = fenced[-1][0]
-        chosen = [f for f in found if f[0] == last]
+        last = fenced[-1].segment
+        found = [f for f in found if f.segment == last]
         failures = [f for f in failures if f[0] == last]
-    else:
-        chosen = found
     if failures:
         fail = failures[0][1]
-        line, col = s.line_col(fail.pos)
-        return ParseFailure(fail.message, line, col, s.context(fail.pos))
-    if not chosen:
-        # point at the first visible character (or 1:1 for an empty reply)
-        first = next((k for k in range(n) if kinds[k] not in (_WS, _NL)), None)
-        offset = s.pos(first) if first is not None else 0
-        line, col = s.line_col(offset)
-        what = "the reply is empty" if first is None and not s.noise else \
-            "no assignment 'target := primitive (arguments)' found"
-        if "=" in values:
-            what += " (the answer language assigns with ':=', not '=')"
-        return ParseFailure(what, line, col, s.context(offset))
-    covered = [(a, b) for _, _, a, b in chosen]
+        return s.failure(fail.pos, fail.message)
+    if not found:
+        return _nothing_found(s)
+    covered = [(f.first, f.end) for f in found]
     if strict:
         stray = _stray(s, covered)
         if stray is not None:
-            line, col = s.line_col(stray)
-            return ParseFailure("text outside the assignments (the whole reply is the answer; only code fences "
-                                "and backticks are removed)", line, col, s.context(stray))
-    return Parsed(tuple(f[1] for f in chosen), _removed(s, covered))
+            return s.failure(stray, "text outside the assignments (the whole reply is the answer; only code "
+                                    "fences and backticks are removed)")
+    return Parsed(tuple(f.assignment for f in found), _removed(s, covered))
 
 
 def _stray(s: _Scanner, covered: list[tuple[int, int]]) -> int | None:
@@ -338,12 +323,8 @@ def _removed(s: _Scanner, covered: list[tuple[int, int]]) -> tuple[str, ...]:
             piece.append(values[t])
     if piece:
         pieces.append("".join(piece).strip())
-    out = [_short(p) for p in pieces if p.strip(" ;")]
+    out = [shorten(p) for p in pieces if p.strip(" ;")]
     if s.noise:
         marks = sorted({"`" if s.text[p] == "`" else "*" for p in s.noise})
         out.append("markdown " + " ".join(marks))
     return tuple(out)
-
-
-def _short(text: str, limit: int = 60) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."

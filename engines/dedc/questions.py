@@ -248,11 +248,6 @@ def _two(f: list[Phrases], types: tuple[str, ...]) -> str:
     return f"{f[1].question(val=f[0].leaf_value())}?"
 
 
-def template_keys() -> list[tuple[int, tuple[str, ...]]]:
-    """The (base graph, edge types) pairs that have a four-node template."""
-    return list(_FOUR)
-
-
 def question(shape: int, nodes: list[NodeParams]) -> str:
     """The question of a sample (1, 2 or 4 nodes), first letter upper-cased."""
     phrases = [Phrases(p) for p in nodes]

@@ -18,14 +18,19 @@ ourselves against the official ``candi_outputs``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
-from engines.core import LENIENT, STRICT, DataError, Item, Report, RunResults, Table, TagType, Verdict, settings_to_json
-from engines.dedc.parse import Call, ParseFailure, Parsed, Term, parse_answer, parse_term
-from engines.dedc.tags import build_graph, naming, tag, tag_errors
+from engines.core import LENIENT, DataError, Item, Report, RunResults, Table, TagType, Verdict, settings_to_json
+from engines.dedc.settings import DedcSettings
+from engines.dedc.parse import Call, Parsed, Term, parse_answer, parse_term
+from engines.dedc.graph import build_graph, naming
+from engines.dedc.tags import tag, tag_errors
+from engines.parsing import ParseFailure
 from engines.reporting import accuracy_by, scored, status_counts, tag_table, wilson_interval
 
+DEFAULT_SETTINGS = DedcSettings()
 MAX_EXPR = 20_000  # characters of a substituted expression before we give up on it
 MAX_VARIANTS = 64
 MAX_DEPTH = 200  # nesting of a substituted expression (gold answers have 4)
@@ -124,8 +129,9 @@ def gold_expansions(answer: str, names: str = "opaque") -> set[str]:
     return set(_gold(answer, names, ())[2])
 
 
-def item_names(item: Item, settings: Any = None) -> str:
-    names = item.meta.get("names") or getattr(settings, "names", None) or "opaque"
+def item_names(item: Item, settings: DedcSettings = DEFAULT_SETTINGS) -> str:
+    """The naming of the item's primitives: the item's own (official files), else the run's."""
+    names = item.meta.get("names") or settings.names or "opaque"
     return names if names in ("opaque", "anomalous", "cross") else "opaque"
 
 
@@ -160,20 +166,21 @@ def check(parsed: Parsed, item: Item, names: str) -> Check:
 # --------------------------------------------------------------------- verdict
 
 
-def score_item(item: Item, outputs: Sequence[str], settings: Any = None, with_views: bool = True) -> Verdict:
+def score_item(item: Item, outputs: Sequence[str], settings: DedcSettings = DEFAULT_SETTINGS,
+               with_views: bool = True) -> Verdict:
     from engines.dedc import views
 
     names = item_names(item, settings)
     text = outputs[0] if outputs else ""
-    parsed = parse_answer(text, strict=getattr(settings, "extract", STRICT) != LENIENT)
+    parsed = parse_answer(text, strict=settings.extract != LENIENT)
     lenient = parse_answer(text) if isinstance(parsed, ParseFailure) else None
-    gold_parsed, gold_graph, exps, _ = _gold(str(item.gold.get("answer", "")), names,
+    _, gold_graph, exps, _ = _gold(str(item.gold.get("answer", "")), names,
                                                tuple(item.gold.get("accepted") or ()))
     if isinstance(parsed, ParseFailure):
         tags = [tag("unparseable", parsed.describe() + ("" if outputs else " (no output)"))]
         if isinstance(lenient, Parsed) and lenient.removed:  # assignments among prose: say so, though not read
             tags.append(tag("format_violation", "removed: " + " | ".join(lenient.removed[:4])))
-        vs = views.unparseable_views(item, text, parsed, gold_parsed, gold_graph, exps[0]) if with_views else []
+        vs = views.unparseable_views(text, parsed, gold_graph, exps[0]) if with_views else []
         return Verdict("unparseable", {"correct": 0.0}, tags, vs)
     result = check(parsed, item, names)
     tags = []
@@ -189,7 +196,7 @@ def score_item(item: Item, outputs: Sequence[str], settings: Any = None, with_vi
     if with_views:
         if graph is None:
             graph = build_graph(parsed.assignments, names)
-        vs = views.verdict_views(status, parsed, graph, gold_parsed, gold_graph, result, names)
+        vs = views.verdict_views(status, parsed, graph, gold_graph, result, names)
     return Verdict(status, {"correct": 1.0 if result.correct else 0.0}, tags, vs)
 
 
@@ -199,17 +206,9 @@ _GAP_LABEL = {"0": "0% gap", "100": "100% gap", "base": "base gap"}
 _NAMES_LABEL = {"anomalous": "Anomalous", "cross": "Cross", "opaque": "opaque names"}
 
 
-def effective_settings(settings: Any) -> dict[str, Any]:
-    """The settings that define a condition; an official file's name stands for its knobs."""
-    if settings is None:
-        return {}
-    if isinstance(settings, Mapping):
-        data = dict(settings)
-    else:
-        try:
-            data = settings_to_json(settings)
-        except TypeError:
-            data = dict(vars(settings))
+def effective_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings (as stored) that define a condition; an official file's name stands for its knobs."""
+    data = dict(settings)
     dataset = str(data.get("dataset") or "")
     if dataset:
         stem = dataset.replace("\\", "/").rsplit("/", 1)[-1]
@@ -235,7 +234,7 @@ def _pct(run: RunResults) -> float | None:
     return 100.0 * sum(r.status == "correct" for r in judged) / len(judged)
 
 
-def _r2(x: float) -> float:
+def _round2(x: float) -> float:
     return round(x + 0.0, 2) or 0.0
 
 
@@ -248,7 +247,101 @@ def _condition_label(s: Mapping[str, Any]) -> str:
     return " + ".join(parts) or "base"
 
 
+@dataclass
+class _Conditions:
+    """This model's runs by condition (settings but ``primitives``): a P_dc run and a P_c run each."""
+
+    pairs: dict[tuple, dict[bool, RunResults]]
+    settings: dict[tuple, dict[str, Any]]  # condition -> its settings
+    mine: dict[str, Any]  # this run's settings
+    my_key: tuple
+
+
+def _condition_key(settings: Mapping[str, Any]) -> tuple:
+    return tuple(sorted((k, repr(v)) for k, v in settings.items() if k != "primitives"))
+
+
+def _conditions(run: RunResults, against: Sequence[RunResults]) -> _Conditions:
+    mine = effective_settings(settings_to_json(run.settings))
+    pairs: dict[tuple, dict[bool, RunResults]] = {}
+    by_key: dict[tuple, dict[str, Any]] = {}
+    for r in [run, *against]:
+        if r is not run and r.model != run.model:
+            continue
+        s = effective_settings(settings_to_json(r.settings))
+        key = _condition_key(s)
+        by_key[key] = {k: v for k, v in s.items() if k != "primitives"}
+        pairs.setdefault(key, {}).setdefault(bool(s.get("primitives")), r)
+    return _Conditions(pairs, by_key, mine, _condition_key(mine))
+
+
+def _table1(run: RunResults, conditions: _Conditions, metrics: dict[str, float]) -> Table | None:
+    """P_dc, P_c, D_c, D_d of this run's condition (into ``metrics``); the table when both runs are there."""
+    pair = conditions.pairs.get(conditions.my_key, {})
+    p_dc = _pct(pair[False]) if False in pair else None
+    p_c = _pct(pair[True]) if True in pair else None
+    if p_dc is not None:
+        metrics["P_dc"] = _round2(p_dc)
+    if p_c is not None:
+        metrics["P_c"] = _round2(p_c)
+        metrics["D_c"] = _round2(100 - p_c)
+    if p_dc is None or p_c is None:
+        return None
+    metrics["D_d"] = _round2(p_c - p_dc)
+    return Table("Table 1", "Decoupled decomposition and composition (P_dc, P_c, D_c, D_d)",
+                 ["model", "P_dc", "P_c", "D_c", "D_d"],
+                 [[run.model, _round2(p_dc), _round2(p_c), _round2(100 - p_c), _round2(p_c - p_dc)]],
+                 note="D_c = 100 - P_c; D_d = P_c - P_dc (paper section 2.4)")
+
+
+def _same_other_knobs(settings: Mapping[str, Any], mine: Mapping[str, Any]) -> bool:
+    return all(settings.get(k) == mine.get(k) for k in settings if k not in ("gap", "names"))
+
+
+def _tables_4_5(run: RunResults, conditions: _Conditions, metrics: dict[str, float]) -> list[Table]:
+    """Effects of a gap or naming setting against the base pair (gap=base, names=opaque)."""
+    base_key = None
+    for key, s in conditions.settings.items():
+        if str(s.get("gap", "base")) == "base" and s.get("names", "opaque") == "opaque" and \
+                _same_other_knobs(s, conditions.mine):
+            base_key = key
+    base = conditions.pairs.get(base_key, {}) if base_key else {}
+    if False not in base or True not in base:
+        return []
+    base_dc, base_c = _pct(base[False]), _pct(base[True])
+    gap_rows: list[list[Any]] = []
+    naming_rows: list[list[Any]] = []
+    for key, pair in conditions.pairs.items():
+        if key == base_key or False not in pair or True not in pair or base_dc is None or base_c is None:
+            continue
+        s = conditions.settings[key]
+        if not _same_other_knobs(s, conditions.mine):
+            continue
+        s_dc, s_c = _pct(pair[False]), _pct(pair[True])
+        if s_dc is None or s_c is None:
+            continue
+        delta_c = s_c - base_c
+        delta_d = (s_dc - base_dc) - delta_c
+        row = [_condition_label(s), run.model, _round2(s_dc), _round2(s_c), _round2(delta_c), _round2(delta_d)]
+        (naming_rows if s.get("names", "opaque") != "opaque" else gap_rows).append(row)
+        if key == conditions.my_key:
+            metrics["Delta_c"] = _round2(delta_c)
+            metrics["Delta_d"] = _round2(delta_d)
+    cols = ["setting", "model", "P^s_dc", "P^s_c", "Delta^s_c", "Delta^s_d"]
+    note = "Delta_c = P^s_c - P_c; Delta_d = (P^s_dc - P_dc) - Delta_c against the base pair (section 4)"
+    tables = []
+    if gap_rows:
+        tables.append(Table("Table 4", "Compositional gap settings against the base evaluation", cols,
+                            sorted(gap_rows), note=note))
+    if naming_rows:
+        tables.append(Table("Table 5", "Counter-intuitive symbolic names against the base evaluation", cols,
+                            sorted(naming_rows), note=note))
+    return tables
+
+
 def aggregate(run: RunResults, against: Sequence[RunResults], taxonomy: Sequence[TagType]) -> Report:
+    """Accuracy with its interval, Table 1 (with the P_c / P_dc run of the same condition among
+    ``against``), Table 3, Tables 4 and 5 (with the base pair among ``against``), accuracy by group."""
     judged = scored(run.results)
     n = len(judged)
     ok = sum(r.status == "correct" for r in judged)
@@ -260,75 +353,15 @@ def aggregate(run: RunResults, against: Sequence[RunResults], taxonomy: Sequence
         notes.append(f"{counts['error']} items in status error are excluded from accuracy")
     tables = [Table("Accuracy", "Accuracy with a 95% Wilson interval",
                     ["n", "correct", "accuracy %", "95% CI low %", "95% CI high %"],
-                    [[n, ok, _r2(100 * ok / n) if n else 0.0, _r2(100 * lo), _r2(100 * hi)]])]
-
-    # conditions of this model: settings without `primitives` -> {False: P_dc run, True: P_c run}
-    mine = effective_settings(run.settings)
-    conditions: dict[tuple, dict[bool, RunResults]] = {}
-    keys: dict[tuple, dict[str, Any]] = {}
-    for r in [run, *against]:
-        if r is not run and r.model != run.model:
-            continue
-        s = effective_settings(r.settings)
-        key_map = {k: v for k, v in s.items() if k != "primitives"}
-        key = tuple(sorted((k, repr(v)) for k, v in key_map.items()))
-        keys[key] = key_map
-        conditions.setdefault(key, {}).setdefault(bool(s.get("primitives")), r)
-    my_key = tuple(sorted((k, repr(v)) for k, v in mine.items() if k != "primitives"))
-    pair = conditions.get(my_key, {})
-    p_dc = _pct(pair[False]) if False in pair else None
-    p_c = _pct(pair[True]) if True in pair else None
-    if p_dc is not None:
-        metrics["P_dc"] = _r2(p_dc)
-    if p_c is not None:
-        metrics["P_c"] = _r2(p_c)
-        metrics["D_c"] = _r2(100 - p_c)
-    if p_dc is not None and p_c is not None:
-        metrics["D_d"] = _r2(p_c - p_dc)
-        tables.append(Table("Table 1", "Decoupled decomposition and composition (P_dc, P_c, D_c, D_d)",
-                            ["model", "P_dc", "P_c", "D_c", "D_d"],
-                            [[run.model, _r2(p_dc), _r2(p_c), _r2(100 - p_c), _r2(p_c - p_dc)]],
-                            note="D_c = 100 - P_c; D_d = P_c - P_dc (paper section 2.4)"))
+                    [[n, ok, _round2(100 * ok / n) if n else 0.0, _round2(100 * lo), _round2(100 * hi)]])]
+    conditions = _conditions(run, against)
+    table1 = _table1(run, conditions, metrics)
+    if table1 is not None:
+        tables.append(table1)
     elif against:
         notes.append("Table 1 needs this run and one of the same model that differs only in primitives=")
-
     tables.append(tag_table("Table 3", "Error types (items per tag)", judged, taxonomy))
-
-    # Tables 4/5: effects of a setting against the base pair (gap=base, names=opaque)
-    base_key = None
-    for key, km in keys.items():
-        if str(km.get("gap", "base")) == "base" and km.get("names", "opaque") == "opaque" and \
-                all(km.get(k) == mine.get(k) for k in km if k not in ("gap", "names")):
-            base_key = key
-    base = conditions.get(base_key, {}) if base_key else {}
-    if False in base and True in base:
-        b_dc, b_c = _pct(base[False]), _pct(base[True])
-        rows4: list[list[Any]] = []
-        rows5: list[list[Any]] = []
-        for key, pair_s in conditions.items():
-            if key == base_key or False not in pair_s or True not in pair_s or b_dc is None or b_c is None:
-                continue
-            km = keys[key]
-            if any(km.get(k) != mine.get(k) for k in km if k not in ("gap", "names")):
-                continue
-            s_dc, s_c = _pct(pair_s[False]), _pct(pair_s[True])
-            if s_dc is None or s_c is None:
-                continue
-            d_c = s_c - b_c
-            d_d = (s_dc - b_dc) - d_c
-            row = [_condition_label(km), run.model, _r2(s_dc), _r2(s_c), _r2(d_c), _r2(d_d)]
-            (rows5 if km.get("names", "opaque") != "opaque" else rows4).append(row)
-            if key == my_key:
-                metrics["Delta_c"] = _r2(d_c)
-                metrics["Delta_d"] = _r2(d_d)
-        cols = ["setting", "model", "P^s_dc", "P^s_c", "Delta^s_c", "Delta^s_d"]
-        note = "Delta_c = P^s_c - P_c; Delta_d = (P^s_dc - P_dc) - Delta_c against the base pair (section 4)"
-        if rows4:
-            tables.append(Table("Table 4", "Compositional gap settings against the base evaluation", cols,
-                                sorted(rows4), note=note))
-        if rows5:
-            tables.append(Table("Table 5", "Counter-intuitive symbolic names against the base evaluation", cols,
-                                sorted(rows5), note=note))
+    tables += _tables_4_5(run, conditions, metrics)
     tables.append(accuracy_by(judged, "graph_type"))
     tables.append(accuracy_by(judged, "gap"))
     return Report(metrics=metrics, tables=tables, notes=notes)

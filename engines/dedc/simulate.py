@@ -26,136 +26,21 @@ function of the item, the options and ``rng_seed``.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
 from typing import Callable
 
 from engines.core import Item, SettingsError, SimOptions
-from engines.dedc.parse import ParseFailure, parse_answer
+from engines.dedc.graph import Literal, Ref, distinctive, naming
+from engines.dedc.parse import parse_answer
 from engines.dedc.primitives import BY_NAME, PRIMITIVES
 from engines.dedc.score import check, gold_dag, item_names
-from engines.dedc.tags import ERROR_CODES, Graph, naming
+from engines.dedc.sim_graph import PREFIX, SGraph, Variable, from_graph, is_view, out_type, render
+from engines.dedc.tags import ERROR_CODES
+from engines.parsing import ParseFailure
+from engines.wrapping import wrap as wrap_answer
 
 SIM_CODES = ERROR_CODES + ("unparseable", "format_violation")
 WRAP_RATE = 0.1
-_PREFIX = {"view": "view", "value": "value", "row": "row", "column": "column"}
 _FAKE = ("f10", "f11", "f12", "avg", "min", "mean", "argmin", "filter_eq", "max_k", "lookup")
-
-
-@dataclass
-class SNode:
-    id: int
-    symbol: str
-    meaning: str | None
-    args: list[tuple]  # ("lit", text) | ("ref", id) | ("var", raw variable text)
-    prefix: str  # variable prefix (by output type)
-    target: str | None = None  # explicit target name (variable misuse)
-
-
-@dataclass
-class SGraph:
-    nodes: dict[int, SNode]
-    result: tuple
-    names: str
-    next_id: int = 0
-    extra_vars: list[str] = field(default_factory=list)
-
-    def copy(self) -> "SGraph":
-        return SGraph({i: SNode(n.id, n.symbol, n.meaning, list(n.args), n.prefix, n.target)
-                       for i, n in self.nodes.items()}, self.result, self.names, self.next_id)
-
-    def add(self, symbol: str, meaning: str | None, args: list[tuple], prefix: str) -> SNode:
-        node = SNode(self.next_id, symbol, meaning, args, prefix)
-        self.nodes[node.id] = node
-        self.next_id += 1
-        return node
-
-    def consumers(self, i: int) -> list[tuple[int | None, int]]:
-        """(consumer id or None for result, slot) pairs that reference node ``i``."""
-        uses: list[tuple[int | None, int]] = [(n.id, k) for n in self.nodes.values()
-                                               for k, a in enumerate(n.args) if a == ("ref", i)]
-        if self.result == ("ref", i):
-            uses.append((None, 0))
-        return uses
-
-    def depends_on(self, i: int, j: int) -> bool:
-        """Does node ``i`` (transitively) use node ``j``?"""
-        stack, seen = [i], set()
-        while stack:
-            k = stack.pop()
-            if k == j:
-                return True
-            if k in seen:
-                continue
-            seen.add(k)
-            stack.extend(a[1] for a in self.nodes[k].args if a[0] == "ref")
-        return False
-
-    def replace_refs(self, old: int, new: tuple) -> None:
-        for n in self.nodes.values():
-            n.args = [new if a == ("ref", old) else a for a in n.args]
-        if self.result == ("ref", old):
-            self.result = new
-
-
-def _out_type(meaning: str | None, fallback: str) -> str:
-    return _PREFIX[BY_NAME[meaning].output] if meaning else fallback
-
-
-def from_graph(graph: Graph) -> SGraph:
-    nodes: dict[int, SNode] = {}
-    for n in graph.nodes:
-        args = [a if a[0] != "undef" else ("var", a[1]) for a in n.args]
-        prefix = _out_type(n.meaning, (n.var.rsplit("_", 1)[0] or "value") if n.var else "value")
-        nodes[n.index] = SNode(n.index, n.symbol, n.meaning, [tuple(a[:2]) for a in args], prefix)
-    result = graph.result if graph.result is not None else ("lit", "all")
-    return SGraph(nodes, tuple(result[:2]), graph.names, len(graph.nodes))
-
-
-# --------------------------------------------------------------------- render
-
-
-def topo_order(g: SGraph, rng: random.Random | None) -> list[int]:
-    deps = {i: {a[1] for a in n.args if a[0] == "ref"} for i, n in g.nodes.items()}
-    done: set[int] = set()
-    order: list[int] = []
-    pending = sorted(g.nodes)
-    while pending:
-        ready = [i for i in pending if deps[i] <= done]
-        if not ready:  # a cycle cannot come from the injections; keep going deterministically
-            ready = pending[:1]
-        pick = ready[rng.randrange(len(ready))] if rng is not None else ready[0]
-        order.append(pick)
-        done.add(pick)
-        pending.remove(pick)
-    return order
-
-
-def render(g: SGraph, rng: random.Random | None = None, shuffle_order: bool = False,
-           shuffle_numbers: bool = False, newline: bool = False) -> str:
-    order = topo_order(g, rng if shuffle_order else None)
-    counts: dict[str, int] = {}
-    for i in order:
-        counts[g.nodes[i].prefix] = counts.get(g.nodes[i].prefix, 0) + 1
-    numbers: dict[str, list[int]] = {p: list(range(1, c + 1)) for p, c in counts.items()}
-    if shuffle_numbers and rng is not None:
-        for p in numbers:
-            rng.shuffle(numbers[p])
-    used: dict[str, int] = {}
-    name: dict[int, str] = {}
-    for i in order:
-        p = g.nodes[i].prefix
-        name[i] = f"{p}_{numbers[p][used.get(p, 0)]}"
-        used[p] = used.get(p, 0) + 1
-
-    def arg(a: tuple) -> str:
-        return name[a[1]] if a[0] == "ref" else a[1]
-
-    steps = []
-    for i in order:
-        n = g.nodes[i]
-        steps.append(f"{n.target or name[i]} := {n.symbol} ({', '.join(arg(a) for a in n.args)});")
-    steps.append(f"result := {arg(g.result)};")
-    return ("\n" if newline else " ").join(steps)
 
 
 # ------------------------------------------------------------------ injections
@@ -175,27 +60,27 @@ def _attr(rng: random.Random, avoid: set[str]) -> str:
 
 
 def _literals(g: SGraph) -> set[str]:
-    return {a[1] for n in g.nodes.values() for a in n.args if a[0] == "lit"}
+    return {a.text for n in g.nodes.values() for a in n.args if isinstance(a, Literal)}
 
 
 def inject_confusion(g: SGraph, rng: random.Random) -> bool:
-    nm = naming(g.names)
+    symbols = naming(g.names)
     cands = [n for n in g.nodes.values() if n.meaning and len(n.args) >= 2]
     rng.shuffle(cands)
-    cands.sort(key=lambda n: -sum(1 for a in n.args if a[0] == "lit" and a[1] != "all"))
+    cands.sort(key=lambda n: -sum(1 for a in n.args if distinctive(a) is not None))
     for n in cands:
         others = [p.name for p in PRIMITIVES if p.name != n.meaning and len(p.inputs) == len(n.args)]
         if not others:
             continue
         new = rng.choice(others)
-        n.meaning, n.symbol = new, nm.symbol[new]
-        n.prefix = _out_type(new, n.prefix)
+        n.meaning, n.symbol = new, symbols.symbol[new]
+        n.prefix = out_type(new, n.prefix)
         return True
     return False
 
 
 def inject_fiction(g: SGraph, rng: random.Random) -> bool:
-    nm = naming(g.names)
+    symbols = naming(g.names)
     ways = ["merge", "unknown", "arity"]
     rng.shuffle(ways)
     for way in ways:
@@ -203,9 +88,9 @@ def inject_fiction(g: SGraph, rng: random.Random) -> bool:
             pairs = []
             for y in g.nodes.values():
                 for k, a in enumerate(y.args):
-                    if a[0] != "ref":
+                    if not isinstance(a, Ref):
                         continue
-                    x = g.nodes[a[1]]
+                    x = g.nodes[a.node]
                     if len(x.args) >= 2 and g.consumers(x.id) == [(y.id, k)]:
                         pairs.append((y, k, x))
             if not pairs:
@@ -217,7 +102,7 @@ def inject_fiction(g: SGraph, rng: random.Random) -> bool:
                 return True
             return False
         if way == "unknown":
-            fakes = [f for f in _FAKE if f not in nm.meaning]
+            fakes = [f for f in _FAKE if f not in symbols.meaning]
             n = rng.choice(list(g.nodes.values()))
             n.symbol, n.meaning = rng.choice(fakes), None
             return True
@@ -225,7 +110,7 @@ def inject_fiction(g: SGraph, rng: random.Random) -> bool:
         if len(n.args) >= 2 and rng.random() < 0.5:
             n.args = n.args[:-1]
         else:
-            n.args = n.args + [("lit", _attr(rng, _literals(g)))]
+            n.args = n.args + [Literal(_attr(rng, _literals(g)))]
         return True
     return False
 
@@ -239,7 +124,7 @@ def inject_variable_misuse(g: SGraph, rng: random.Random) -> bool:
             if not cands:
                 continue
             n = rng.choice(cands)
-            prefix = rng.choice([p for p in _PREFIX.values() if p != n.prefix])
+            prefix = rng.choice([p for p in PREFIX.values() if p != n.prefix])
             n.target = f"{prefix}_{len(g.nodes) + rng.randint(1, 5)}"
             return True
         if way == "wrong":
@@ -259,57 +144,55 @@ def inject_variable_misuse(g: SGraph, rng: random.Random) -> bool:
                 continue
             user, slot, w = rng.choice(options)
             if user is None:
-                g.result = ("ref", w)
+                g.result = Ref(w)
             else:
-                g.nodes[user].args[slot] = ("ref", w)
+                g.nodes[user].args[slot] = Ref(w)
             return True
-        refs = [(n, k) for n in g.nodes.values() for k, a in enumerate(n.args) if a[0] == "ref"]
+        refs = [(n, a.node, k) for n in g.nodes.values() for k, a in enumerate(n.args) if isinstance(a, Ref)]
         if not refs:
             continue
-        n, k = rng.choice(refs)
-        prefix = g.nodes[n.args[k][1]].prefix
-        n.args[k] = ("var", f"{prefix}_{len(g.nodes) + rng.randint(1, 5)}")
+        n, target, k = rng.choice(refs)
+        n.args[k] = Variable(f"{g.nodes[target].prefix}_{len(g.nodes) + rng.randint(1, 5)}")
         return True
     return False
 
 
 def inject_redundancy(g: SGraph, rng: random.Random) -> bool:
-    nm = naming(g.names)
+    symbols = naming(g.names)
     kth = [n for n in g.nodes.values() if n.meaning == "kth_max" and len(n.args) == 3]
     if kth and rng.random() < 0.5:
         n = rng.choice(kth)
-        row = g.add(nm.symbol["kth_argmax"], "kth_argmax", list(n.args), "row")
-        n.symbol, n.meaning, n.args = nm.symbol["hop"], "hop", [("ref", row.id), n.args[1]]
+        row = g.add(symbols.symbol["kth_argmax"], "kth_argmax", list(n.args), "row")
+        n.symbol, n.meaning, n.args = symbols.symbol["hop"], "hop", [Ref(row.id), n.args[1]]
         return True
     slots = []
     for n in g.nodes.values():
         if not n.meaning:
             continue
         for k, (a, want) in enumerate(zip(n.args, BY_NAME[n.meaning].inputs)):
-            if want == "view" and (a == ("lit", "all") or (a[0] == "ref" and g.nodes[a[1]].prefix == "view")):
+            if want == "view" and is_view(g, a):
                 slots.append((n, k))
     if not slots:
         return False
     n, k = rng.choice(slots)
     meaning = rng.choice(["filter_gt", "top_k"])
-    extra = g.add(nm.symbol[meaning], meaning,
-                  [n.args[k], ("lit", _attr(rng, _literals(g))), ("lit", _numbers_literal(rng))], "view")
-    n.args[k] = ("ref", extra.id)
+    extra = g.add(symbols.symbol[meaning], meaning,
+                  [n.args[k], Literal(_attr(rng, _literals(g))), Literal(_numbers_literal(rng))], "view")
+    n.args[k] = Ref(extra.id)
     return True
 
 
 def inject_omission(g: SGraph, rng: random.Random) -> bool:
-    result_id = g.result[1] if g.result[0] == "ref" else None
+    result_id = g.result.node if isinstance(g.result, Ref) else None
     scoped, chained, leaves = [], [], []
     for x in g.nodes.values():
         uses = g.consumers(x.id)
         if not uses:
             continue
-        if x.prefix == "view" and x.args and (x.args[0] == ("lit", "all") or
-                                              (x.args[0][0] == "ref" and g.nodes[x.args[0][1]].prefix == "view")):
-            if x.id != result_id or x.args[0][0] == "ref":
+        if x.prefix == "view" and x.args and is_view(g, x.args[0]):
+            if x.id != result_id or isinstance(x.args[0], Ref):
                 scoped.append(x)
-        elif any(a[0] == "ref" for a in x.args):
+        elif any(isinstance(a, Ref) for a in x.args):
             chained.append(x)
         elif x.id != result_id:
             leaves.append(x)
@@ -320,10 +203,10 @@ def inject_omission(g: SGraph, rng: random.Random) -> bool:
         if pool is scoped:
             new = x.args[0]
         elif pool is chained:
-            new = next(a for a in x.args if a[0] == "ref")
+            new = next(a for a in x.args if isinstance(a, Ref))
         else:
-            new = {"view": ("lit", "all"), "column": ("lit", _attr(rng, _literals(g))),
-                   "row": ("lit", f"item_{rng.randint(1, 1000)}")}.get(x.prefix, ("lit", _numbers_literal(rng)))
+            new = {"view": Literal("all"), "column": Literal(_attr(rng, _literals(g))),
+                   "row": Literal(f"item_{rng.randint(1, 1000)}")}.get(x.prefix, Literal(_numbers_literal(rng)))
         del g.nodes[x.id]
         g.replace_refs(x.id, new)
         return True
@@ -333,29 +216,28 @@ def inject_omission(g: SGraph, rng: random.Random) -> bool:
 def inject_incorrect_meaning(g: SGraph, rng: random.Random) -> bool:
     swaps = []
     for y in g.nodes.values():
-        if y.prefix != "view" or not y.args or y.args[0][0] != "ref":
+        first = y.args[0] if y.args else None
+        if y.prefix != "view" or not isinstance(first, Ref):
             continue
-        x = g.nodes[y.args[0][1]]
-        if x.prefix == "view" and x.args and g.consumers(x.id) == [(y.id, 0)] and \
-                (x.args[0] == ("lit", "all") or (x.args[0][0] == "ref" and g.nodes[x.args[0][1]].prefix == "view")):
+        x = g.nodes[first.node]
+        if x.prefix == "view" and x.args and g.consumers(x.id) == [(y.id, 0)] and is_view(g, x.args[0]):
             swaps.append((x, y))
     if swaps and rng.random() < 0.5:
         x, y = rng.choice(swaps)
         below = x.args[0]
         users = g.consumers(y.id)
         y.args[0] = below
-        x.args[0] = ("ref", y.id)
+        x.args[0] = Ref(y.id)
         for user, slot in users:
             if user is None:
-                g.result = ("ref", x.id)
+                g.result = Ref(x.id)
             else:
-                g.nodes[user].args[slot] = ("ref", x.id)
+                g.nodes[user].args[slot] = Ref(x.id)
         return True
-    lits = [(n, k) for n in g.nodes.values() for k, a in enumerate(n.args) if a[0] == "lit" and a[1] != "all"]
+    lits = [(n, k, text) for n in g.nodes.values() for k, a in enumerate(n.args) if (text := distinctive(a))]
     if not lits:
         return False
-    n, k = rng.choice(lits)
-    old = n.args[k][1]
+    n, k, old = rng.choice(lits)
     if old.startswith("attr_"):
         new = _attr(rng, {old})
     elif old.lstrip("-").isdigit():
@@ -364,7 +246,7 @@ def inject_incorrect_meaning(g: SGraph, rng: random.Random) -> bool:
             new = str(max(1, int(old) + rng.choice([-1, 1]) * rng.randint(1, 50)))
     else:
         new = old + "0"
-    n.args[k] = ("lit", new)
+    n.args[k] = Literal(new)
     return True
 
 
@@ -385,18 +267,14 @@ _PROSE_BEFORE = ("Here is the answer:", "Answer:", "Sure! The reasoning expressi
 _PROSE_AFTER = ("This gives the final result.", "Hope this helps!", "Each step applies one primitive.")
 
 
+_FENCED = ("```\n{text}\n```", "```plaintext\n{text}\n```")  # what the authors' clean-up removes
+_IN_PROSE = ("{before}\n{text}", "{before}\n{text}\n{after}")  # what their checker fails
+
+
 def wrap(text: str, rng: random.Random, prose: bool = False) -> str:
-    """A code fence around the answer (what the authors' clean-up removes), or with ``prose``
-    sentences around it (what their checker fails)."""
-    style = rng.randrange(4)
-    style = style % 2 + 2 if prose else style % 2
-    if style == 0:
-        return f"```\n{text}\n```"
-    if style == 1:
-        return f"```plaintext\n{text}\n```"
-    if style == 2:
-        return f"{rng.choice(_PROSE_BEFORE)}\n{text}"
-    return f"{rng.choice(_PROSE_BEFORE)}\n{text}\n{rng.choice(_PROSE_AFTER)}"
+    """A code fence around the answer, or with ``prose`` sentences around it."""
+    shape = (_IN_PROSE if prose else _FENCED)[rng.randrange(4) % 2]
+    return wrap_answer(text, rng, shape, _PROSE_BEFORE, _PROSE_AFTER)
 
 
 def unparseable(text: str, rng: random.Random) -> str:

@@ -8,11 +8,15 @@ are leaves) and a key-value summary (status, matched variant, steps, format note
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from engines.core import Item, View
-from engines.dedc.parse import ParseFailure, Parsed, term_text
-from engines.dedc.tags import Graph, describe_arg
+from engines.core import View
+from engines.dedc.graph import Arg, Graph, Ref, Undefined, describe_arg
+from engines.dedc.parse import Parsed
+from engines.parsing import ParseFailure
+
+if TYPE_CHECKING:
+    from engines.dedc.score import Check
 
 MAX_TREE_NODES = 200
 
@@ -21,7 +25,7 @@ def expression_table(title: str, graph: Graph) -> View:
     rows = []
     for node in graph.nodes:
         args = ", ".join(
-            describe_arg(graph, a) if a[0] != "undef" else f"{a[1]} (undefined)" for a in node.args)
+            f"{a.name} (undefined)" if isinstance(a, Undefined) else describe_arg(graph, a) for a in node.args)
         rows.append([node.var or "(nested)", node.symbol, node.meaning or "(unknown)", args])
     if graph.result is not None:
         rows.append(["result", "", "", describe_arg(graph, graph.result)])
@@ -34,6 +38,13 @@ def dag_tree(title: str, graph: Graph) -> View:
     def leaf(label: str) -> dict[str, Any]:
         return {"label": label, "children": []}
 
+    def arg_tree(arg: Arg, depth: int) -> dict[str, Any]:
+        if isinstance(arg, Ref):
+            return node_tree(arg.node, depth)
+        if isinstance(arg, Undefined):
+            return leaf(f"{arg.name} (undefined: {arg.why})")
+        return leaf(arg.text)
+
     def node_tree(i: int, depth: int) -> dict[str, Any]:
         budget[0] -= 1
         node = graph.nodes[i]
@@ -41,25 +52,12 @@ def dag_tree(title: str, graph: Graph) -> View:
             f" [{node.meaning}]" if node.meaning else " [unknown]")
         if budget[0] <= 0 or depth > 12:
             return {"label": label + " ...", "children": []}
-        children = []
-        for a in node.args:
-            if a[0] == "ref":
-                children.append(node_tree(a[1], depth + 1))
-            elif a[0] == "undef":
-                children.append(leaf(f"{a[1]} (undefined: {a[2]})"))
-            else:
-                children.append(leaf(a[1]))
-        return {"label": label, "children": children}
+        return {"label": label, "children": [arg_tree(a, depth + 1) for a in node.args]}
 
-    res = graph.result
-    if res is None:
+    if graph.result is None:
         root = {"label": "result (not assigned)", "children": [node_tree(i, 1) for i in _roots(graph)]}
-    elif res[0] == "ref":
-        root = {"label": "result", "children": [node_tree(res[1], 1)]}
-    elif res[0] == "undef":
-        root = {"label": "result", "children": [leaf(f"{res[1]} (undefined: {res[2]})")]}
     else:
-        root = {"label": "result", "children": [leaf(res[1])]}
+        root = {"label": "result", "children": [arg_tree(graph.result, 1)]}
     return View("tree", title, root)
 
 
@@ -68,8 +66,8 @@ def _roots(graph: Graph) -> list[int]:
     return [n.index for n in graph.nodes if not cons[n.index]][:8]
 
 
-def verdict_views(status: str, parsed: Parsed, graph: Graph, gold_parsed: Parsed, gold_graph: Graph,
-                  result: Any, names: str) -> list[View]:
+def verdict_views(status: str, parsed: Parsed, graph: Graph, gold_graph: Graph, result: Check,
+                  names: str) -> list[View]:
     summary = [
         ["status", status],
         ["matched variant", result.matched or "-"],
@@ -92,8 +90,7 @@ def verdict_views(status: str, parsed: Parsed, graph: Graph, gold_parsed: Parsed
     ]
 
 
-def unparseable_views(item: Item, text: str, failure: ParseFailure, gold_parsed: Parsed, gold_graph: Graph,
-                      gold_expr: str) -> list[View]:
+def unparseable_views(text: str, failure: ParseFailure, gold_graph: Graph, gold_expr: str) -> list[View]:
     return [
         View("key-value", "Summary", [["status", "unparseable"], ["line", str(failure.line)],
                                       ["column", str(failure.column)], ["error", failure.message]]),
@@ -106,5 +103,15 @@ def unparseable_views(item: Item, text: str, failure: ParseFailure, gold_parsed:
     ]
 
 
-def gold_text(gold_parsed: Parsed) -> str:
-    return "; ".join(f"{a.target} := {term_text(a.value)}" for a in gold_parsed.assignments) + ";"
+# The report's metrics as the inspector labels them, the headline ones first: (name, label, unit,
+# headline). A name with ``{}`` stands for a family (one per split, task or setting); units:
+# fraction (0-1, shown as %), percent (already in %), score (0-1, shown as is), count, number.
+METRICS = (
+    ("P_dc", "P_dc", "percent", True),
+    ("P_c", "P_c", "percent", True),
+    ("accuracy", "accuracy", "fraction", True),
+    ("D_c", "D_c", "percent", False),
+    ("D_d", "D_d", "percent", False),
+    ("Delta_c", "Δ_c", "percent", False),
+    ("Delta_d", "Δ_d", "percent", False),
+)

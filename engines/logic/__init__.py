@@ -7,31 +7,50 @@ The item is correct iff Z3 proves the round-trip formula equivalent to the origi
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
-from engines.core import Item, Message, SimOptions, Step
-from engines.package import PackageEngine
+from engines.contract import Engine, with_extraction
+from engines.core import Item, Report, RunResults, SimOptions, Step, TagType, Verdict
 from engines.logic import prompts
 from engines.logic.settings import LogicSettings
 
 STEPS = (prompts.FS_TO_NL, prompts.NL_TO_FS)
 
 
-class LogicEngine(PackageEngine):
+class LogicEngine(Engine[LogicSettings]):
     name = "logic"
     title = "Round-trip logic: formula -> description -> formula, equivalence by Z3"
     settings_type = LogicSettings
     main_score = "equivalent"
+    model_steps = len(STEPS)
 
-    def next_step(self, item: Item, settings: Any, outputs: Sequence[str],
+    def items(self, settings: LogicSettings, seed: int) -> Sequence[Item]:
+        from engines.logic.generate import build_items
+
+        return build_items(settings, seed)
+
+    def templates(self, settings: LogicSettings) -> dict[str, str]:
+        return prompts.templates()
+
+    def next_step(self, item: Item, settings: LogicSettings, outputs: Sequence[str],
                   templates: Mapping[str, str] | None = None) -> Step | None:
         """Step 1 shows the formula; step 2 is a fresh context with only the description and vocabulary."""
         if len(outputs) >= len(STEPS):
             return None
         name = STEPS[len(outputs)]
         description = outputs[0] if outputs else ""
-        text = prompts.build(name, item, (templates or {}).get(name), description)
-        return Step(name=name, messages=(Message("user", text),), params=self.model_params(settings), template=name)
+        text = prompts.build_prompt(name, item, (templates or {}).get(name), description)
+        return self.model_step(name, text, settings)
+
+    def judge(self, item: Item, outputs: Sequence[str], settings: LogicSettings, with_views: bool) -> Verdict:
+        from engines.logic.score import score_item
+
+        return score_item(item, outputs, settings, with_views)
+
+    def taxonomy(self) -> list[TagType]:
+        from engines.logic.tags import TAXONOMY
+
+        return list(TAXONOMY)
 
     def simulate(self, item: Item, step: Step, outputs: Sequence[str], options: SimOptions, rng_seed: int) -> str:
         from engines.logic.simulate import simulate
@@ -42,6 +61,15 @@ class LogicEngine(PackageEngine):
         from engines.logic.simulate import oracle
 
         return oracle(item, step)
+
+    def report(self, run: RunResults, against: Sequence[RunResults] = ()) -> Report:
+        from engines.logic.score import aggregate
+
+        return with_extraction(aggregate(run, against, self.taxonomy()), run)
+
+    def list_score(self, status: str, scores: Mapping[str, float]) -> float | None:
+        """``equivalent``: 1 when Z3 proves the round trip equivalent, else 0 (``unknown`` included)."""
+        return scores.get("equivalent")
 
 
 ENGINE = LogicEngine()

@@ -16,7 +16,7 @@ The grammar (lark, LALR, built once per process) reads what models actually writ
   contextual lexer gives exactly this: in a state expecting an operand the ``v``
   terminal is not acceptable, so ``v`` lexes as a name.
 
-``read_formula`` reads a reply as the authors did (``nlfs``: the raw reply, operator
+``reading.read_formula`` reads a reply as the authors did (``nlfs``: the raw reply, operator
 symbols mapped, lowercased, then NLTK's ``read_logic``): the whole reply, surrounding
 whitespace aside, is the formula, or it is unparseable with the line, column and what was
 expected there. Nothing is picked out of prose: a reply that echoes the prompt and then
@@ -42,8 +42,6 @@ after parsing (everything downstream may then recurse safely).
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
 
@@ -65,8 +63,8 @@ from engines.logic.formula import (
     Quant,
     depth,
     junction,
-    walk,
 )
+from engines.parsing import ParseFailure, failure_at
 
 MAX_CHARS = 20_000  # a candidate formula longer than this is refused unparsed
 MEMO_CHARS = 5_000_000  # remembered parses, counted in characters of text, before forgetting all
@@ -110,7 +108,7 @@ _TERMINAL_TEXT = {
     "QUANT": "a quantifier", "EQ": "=", "NEQ": "≠", "LPAR": "(", "RPAR": ")", "LSQB": "[", "RSQB": "]",
     "COMMA": ",", "_QSEP": "'.'", "$END": "the end of the formula",
 }
-_SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 _FORALL_WORDS = frozenset(("∀", "forall", "\\forall"))
 
 
@@ -163,35 +161,15 @@ def _parser() -> lark.Lark:
 # ------------------------------------------------------------------------ results
 
 
-@dataclass(frozen=True)
-class ParseError:
-    message: str
-    line: int
-    column: int
-    context: str  # the offending line and a caret under the column
-
-    def describe(self) -> str:
-        return f"line {self.line}, column {self.column}: {self.message}"
-
-
 class FormulaSyntaxError(ValueError):
     """A text that must be a formula (a gold answer) is not one."""
 
-    def __init__(self, error: ParseError):
+    def __init__(self, error: ParseFailure):
         super().__init__(error.describe())
         self.error = error
 
 
-@dataclass(frozen=True)
-class Reading:
-    """The formula found in a reply, what it was read from, and what had to be dropped."""
-
-    formula: Formula
-    source: str
-    removed: tuple[str, ...] = ()
-
-
-class _Failure(Exception):
+class FormulaFailure(Exception):
     """A parse failure at an offset of the text being parsed.
 
     The message of a lark error is worked out only when asked for: naming the expected
@@ -236,8 +214,8 @@ def clear_memo() -> None:
     _memo_chars[0] = 0
 
 
-def _strict(text: str) -> Formula:
-    """Parse exactly ``text`` (already subscript-normalised), remembering successes; raises _Failure."""
+def parse_exact(text: str) -> Formula:
+    """Parse exactly ``text`` (already subscript-normalised), remembering successes; raises FormulaFailure."""
     hit = _memo.get(text)
     if hit is None:
         hit = _parse_text(text)
@@ -246,26 +224,26 @@ def _strict(text: str) -> Formula:
 
 
 def _parse_text(text: str) -> Formula:
-    """The lark parse of ``text`` within the size and nesting caps; raises _Failure."""
+    """The lark parse of ``text`` within the size and nesting caps; raises FormulaFailure."""
     if len(text) > MAX_CHARS:
-        raise _Failure(f"formula too long: {len(text)} characters (limit {MAX_CHARS})", MAX_CHARS)
+        raise FormulaFailure(f"formula too long: {len(text)} characters (limit {MAX_CHARS})", MAX_CHARS)
     if text.count("(") + text.count("[") > MAX_DEPTH:  # else brackets cannot nest too deep
         level = 0
         for i, ch in enumerate(text):
             if ch in "([":
                 level += 1
                 if level > MAX_DEPTH:
-                    raise _Failure(f"brackets nested deeper than {MAX_DEPTH} levels", i)
+                    raise FormulaFailure(f"brackets nested deeper than {MAX_DEPTH} levels", i)
             elif ch in ")]":
                 level -= 1
     try:
         formula = _parser().parse(text)
     except UnexpectedInput as exc:
-        raise _Failure(lambda exc=exc: _describe(exc, text), _offset(exc, text)) from None
+        raise FormulaFailure(lambda exc=exc: _describe(exc, text), _offset(exc, text)) from None
     except (LarkError, RecursionError) as exc:  # pragma: no cover - defensive: lark internals
-        raise _Failure(f"cannot parse: {exc}", 0) from None
+        raise FormulaFailure(f"cannot parse: {exc}", 0) from None
     if depth(formula) > MAX_DEPTH:
-        raise _Failure(f"formula nested deeper than {MAX_DEPTH} levels", 0)
+        raise FormulaFailure(f"formula nested deeper than {MAX_DEPTH} levels", 0)
     return formula
 
 
@@ -294,154 +272,9 @@ def _describe(exc: UnexpectedInput, text: str) -> str:
 
 def parse_formula(text: str) -> Formula:
     """A text that is exactly one formula (gold answers, tests); FormulaSyntaxError otherwise."""
-    text = text.translate(_SUBSCRIPTS)
+    text = text.translate(SUBSCRIPTS)
     try:
-        return _strict(text.strip())
-    except _Failure as fail:
+        return parse_exact(text.strip())
+    except FormulaFailure as fail:
         lead = len(text) - len(text.lstrip())
-        raise FormulaSyntaxError(_error(text, fail.message, fail.offset + lead)) from None
-
-
-# --------------------------------------------------------------------- extraction
-
-_FENCE = re.compile(r"```[^\n`]*\n(.*?)(?:```|\Z)", re.DOTALL)
-_SPAN = re.compile(r"`([^`\n]+)`|\$\$(.+?)\$\$|\$([^$\n]+)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
-_SYMBOLIC = re.compile(r"[¬~!∧∨&|^→↔⇒⇔∀∃=≠(\[]|->|\\[a-z]+")
-
-
-@dataclass(frozen=True)
-class _Span:
-    start: int
-    end: int
-
-
-def read_formula(reply: str, known: frozenset[str] = frozenset(), lenient: bool = False) -> Reading | ParseError:
-    """The formula a reply gives, or where and why the reply is not a formula.
-
-    ``known`` (the vocabulary's names) decides what counts as a formula rather than a word:
-    ``Done.`` is prose, ``x1`` (a vocabulary symbol) and ``x4`` (symbol-like) are formulas.
-    ``lenient`` adds the units set off from prose (see the module docstring).
-    """
-    if not isinstance(reply, str):
-        reply = "" if reply is None else str(reply)
-    text = reply.translate(_SUBSCRIPTS)
-    stripped = text.strip()
-    whole = _Span(len(text) - len(text.lstrip()), len(text) - len(text.lstrip()) + len(stripped))
-    if not stripped:
-        return _error(text, "the reply is empty", 0)
-    try:
-        formula = _strict(stripped)
-        if _answer_like(formula, known):
-            return Reading(formula, stripped)
-        primary = _Failure("a single word, not a formula over the vocabulary", 0), whole.start
-    except _Failure as fail:
-        primary = fail, whole.start
-    if lenient:
-        found = _set_off(text, known)
-        if found is not None:
-            return found
-    fail, base = primary
-    return _error(text, fail.message, base + fail.offset)
-
-
-def _set_off(text: str, known: frozenset[str]) -> Reading | None:
-    """The last formula set off from the prose: a fenced block, an inline span, a whole line."""
-    budget = [5 * MAX_CHARS]  # characters handed to the parser, so that no reply stalls the scorer
-
-    def attempt(span: _Span) -> Formula | None:
-        if span.start >= span.end or budget[0] <= 0:
-            return None
-        budget[0] -= span.end - span.start
-        stretch = text[span.start:span.end]
-        try:
-            formula = _strict(stretch)
-        except _Failure:
-            return None
-        return formula if _stretch_like(formula, stretch, known) else None
-
-    for m in reversed([m for m in _FENCE.finditer(text) if m.group(1).strip()]):
-        span = _trim(text, m.start(1), m.end(1))
-        if (formula := attempt(span)) is not None:
-            return _reading(text, formula, span)
-    for m in reversed(list(_SPAN.finditer(text))):
-        group = next(g for g in range(1, 6) if m.group(g) is not None)
-        span = _trim(text, m.start(group), m.end(group))
-        if (formula := attempt(span)) is not None:
-            return _reading(text, formula, span)
-    offsets = [0] + [m.end() for m in re.finditer("\n", text)]
-    for start in reversed(offsets[-MAX_LINES:]):
-        end = text.find("\n", start)
-        span = _trim(text, start, len(text) if end < 0 else end)
-        if span.end - span.start <= MAX_LINE and (formula := attempt(span)) is not None:
-            return _reading(text, formula, span)
-    return None
-
-
-def _answer_like(formula: Formula, known: frozenset[str]) -> bool:
-    """Recognisably a formula: anything but a lone ordinary word (``Done``, ``Yes``).
-
-    A lone atom counts when it names a vocabulary symbol or looks like a symbol (a digit
-    or an underscore in it: ``x4``, ``p_1``), so a hallucinated variable is still read.
-    """
-    if not isinstance(formula, Atom) or formula.args:
-        return True
-    return _symbol_like(formula.name, known)
-
-
-def _symbol_like(name: str, known: frozenset[str]) -> bool:
-    return name in known or any(ch.isdigit() or ch == "_" for ch in name)
-
-
-def _stretch_like(formula: Formula, stretch: str, known: frozenset[str]) -> bool:
-    """A stretch of prose that is a formula: written with symbols, or over the vocabulary.
-
-    ``I will not guess`` parses (``¬guess``) but is prose: word operators count only when
-    every atom is a vocabulary symbol or looks like one (``x1 and not x2``).
-    """
-    if not _answer_like(formula, known):
-        return False
-    if _SYMBOLIC.search(stretch):
-        return True
-    return all(_symbol_like(n.name, known) for n in walk(formula) if isinstance(n, Atom))
-
-
-def _trim(text: str, start: int, end: int) -> _Span:
-    """Strip whitespace, a sentence's final period and markdown emphasis around a span."""
-    while True:
-        before = (start, end)
-        while start < end and text[start].isspace():
-            start += 1
-        while end > start and text[end - 1].isspace():
-            end -= 1
-        if end > start and text[end - 1] == "." and not text[start:end - 1].rstrip().endswith("."):
-            end -= 1
-        while end - start >= 2 and text[start] == "*" and text[end - 1] == "*":
-            start, end = start + 1, end - 1
-        if (start, end) == before:
-            return _Span(start, end)
-
-
-def _reading(text: str, formula: Formula, span: _Span) -> Reading:
-    removed = tuple(p for p in (_short(text[:span.start].strip()), _short(text[span.end:].strip())) if p)
-    if removed == (".",):
-        removed = ()
-    return Reading(formula, text[span.start:span.end], removed)
-
-
-def _short(text: str, limit: int = 60) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _error(text: str, message: str, offset: int) -> ParseError:
-    offset = max(0, min(offset, len(text)))
-    line = text.count("\n", 0, offset) + 1
-    line_start = text.rfind("\n", 0, offset) + 1
-    column = offset - line_start + 1
-    line_end = text.find("\n", offset)
-    shown = text[line_start:] if line_end < 0 else text[line_start:line_end]
-    caret = column
-    if len(shown) > 120:  # keep the caret visible on long lines
-        lo = max(0, column - 60)
-        shown, caret = shown[lo:lo + 120], column - lo
-    return ParseError(message, line, column, f"{shown}\n{' ' * (caret - 1)}^")
+        raise FormulaSyntaxError(failure_at(text, fail.offset + lead, fail.message)) from None

@@ -59,7 +59,7 @@ def fill(name: str, template: str, values: Mapping[str, str]) -> str:
         raise SettingsError(f"prompt template {name!r}: {exc} (write {{{{ and }}}} for literal braces)") from None
 
 
-def build(name: str, item: Item, template: str | None, description: str = "") -> str:
+def build_prompt(name: str, item: Item, template: str | None, description: str = "") -> str:
     """The user message of step ``name``: step 2 gets the description, never the formula."""
     vocab = vocabulary_of(item.inputs["vocabulary"])
     values = {"logic": vocab.logic_name, "vocabulary": vocab.text()}

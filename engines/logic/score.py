@@ -24,16 +24,19 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Sequence
 
-from engines.core import LENIENT, STRICT, Chart, DataError, Item, ItemResult, Report, RunResults, Table, TagType, Verdict
+from engines.core import LENIENT, Chart, DataError, Item, ItemResult, Report, RunResults, Table, TagType, Verdict
 from engines.logic.formula import IFF, Arrow, Atom, Equal, Formula, map_atoms, walk
-from engines.logic.parse import FormulaSyntaxError, ParseError, Reading, parse_formula, read_formula
+from engines.logic.parse import FormulaSyntaxError, parse_formula
+from engines.logic.reading import Reading, read_formula
+from engines.logic.settings import LogicSettings
 from engines.logic.solver import EQUIVALENT, NOT_EQUIVALENT, UNKNOWN, Outcome, check_equivalence
 from engines.logic.tags import copied_formula, error_tags, extra_operators, tag
 from engines.logic.truth import Agreement, agreement
 from engines.logic.vocabulary import Vocabulary, vocabulary_of
+from engines.parsing import ParseFailure
 from engines.reporting import scored, tag_table, wilson_interval
 
-DEFAULT_TIMEOUT_MS = 2000
+DEFAULT_SETTINGS = LogicSettings()
 
 
 @lru_cache(maxsize=8192)
@@ -65,19 +68,20 @@ class Judgement:
     original: Formula
     description: str
     reply: str
-    reading: Reading | ParseError
+    reading: Reading | ParseFailure
     outcome: Outcome | None
     agreement: Agreement | None
     identical: bool = False  # the round trip parsed to the original formula itself
 
 
-def judge(item: Item, outputs: Sequence[str], settings: Any = None, explain: bool = True) -> Judgement:
+def judge(item: Item, outputs: Sequence[str], settings: LogicSettings = DEFAULT_SETTINGS,
+          explain: bool = True) -> Judgement:
     """Parse, decide and measure one item; ``explain=False`` skips what only the views need."""
     vocab = item_vocabulary(item)
     original = gold_formula(str(item.gold.get("formula", "")))
     description = outputs[0] if outputs else ""
     reply = outputs[1] if len(outputs) > 1 else ""
-    reading = read_formula(reply, vocab.known(), lenient=getattr(settings, "extract", STRICT) == LENIENT)
+    reading = read_formula(reply, vocab.known(), lenient=settings.extract == LENIENT)
     if not isinstance(reading, Reading):
         return Judgement(item, vocab, original, description, reply, reading, None, None)
     formula = reading.formula
@@ -85,8 +89,7 @@ def judge(item: Item, outputs: Sequence[str], settings: Any = None, explain: boo
     if not identical and not vocab.is_fol:
         formula = propositional_reading(formula)
         reading = Reading(formula, reading.source, reading.removed)
-    timeout = int(getattr(settings, "timeout_ms", DEFAULT_TIMEOUT_MS) or DEFAULT_TIMEOUT_MS)
-    outcome = check_equivalence(original, formula, timeout, explain)
+    outcome = check_equivalence(original, formula, settings.rlimit, explain)
     found = None if vocab.is_fol else agreement(original, formula)
     return Judgement(item, vocab, original, description, reply, reading, outcome, found, identical)
 
@@ -122,7 +125,8 @@ def verdict_of(j: Judgement) -> Verdict:
     return Verdict("correct" if verdict == EQUIVALENT else "wrong", scores, tags)
 
 
-def score_item(item: Item, outputs: Sequence[str], settings: Any = None, with_views: bool = True) -> Verdict:
+def score_item(item: Item, outputs: Sequence[str], settings: LogicSettings = DEFAULT_SETTINGS,
+               with_views: bool = True) -> Verdict:
     j = judge(item, outputs, settings, explain=with_views)
     verdict = verdict_of(j)
     if with_views:

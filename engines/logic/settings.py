@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 from engines.core import SettingsError, extract_field
 
+DEFAULT_RLIMIT = 2_000_000  # Z3 resource units per implication check (about 2 s of search on one laptop core)
+
 
 @dataclass(frozen=True)
 class LogicSettings:
@@ -31,8 +33,9 @@ class LogicSettings:
     temperature: float = field(default=0.1, metadata={"min": 0.0, "max": 2.0,
                                "help": "sampling temperature of both steps (paper: 0.1)"})
     max_tokens: int = field(default=2048, metadata={"min": 1, "max": 65536, "help": "reply length cap per step"})
-    timeout_ms: int = field(default=2000, metadata={"min": 1, "max": 600_000,
-                            "help": "Z3 timeout per implication check; a timeout is the verdict unknown"})
+    rlimit: int = field(default=DEFAULT_RLIMIT, metadata={"min": 1_000, "max": 1_000_000_000,
+                        "help": "Z3 resource units per implication check (solver steps, not time, so the "
+                                "verdict is the same under any load); spending them is the verdict unknown"})
     extract: str = extract_field()  # strict: the whole reply is the formula (engines.logic.parse)
 
     def __post_init__(self) -> None:

@@ -39,6 +39,7 @@ from typing import Callable
 
 from engines.core import Item, SettingsError, SimOptions, Step
 from engines.logic.describe import describe
+from engines.logic.edits import at, new_atom, nodes_of, replace, requantify
 from engines.logic.formula import (
     AND,
     DUAL,
@@ -51,8 +52,6 @@ from engines.logic.formula import (
     Formula,
     Junction,
     Not,
-    Quant,
-    children,
     junction,
     map_atoms,
     prefix,
@@ -65,6 +64,7 @@ from engines.logic.score import gold_formula, item_vocabulary
 from engines.logic.tags import ERROR_CODES
 from engines.logic.truth import TableOf
 from engines.logic.vocabulary import ENGLISH, Vocabulary
+from engines.wrapping import wrap as wrap_answer
 
 SIM_CODES = ERROR_CODES + ("unparseable", "format_violation")
 FOL_ONLY = frozenset(("arity_error", "argument_error", "quantifier_error"))
@@ -76,90 +76,25 @@ NOTATIONS: tuple[tuple[Notation, float], ...] = ((UNICODE, 0.8), (ASCII, 0.06), 
                                                  (LATEX, 0.04))
 EXTRA_PARENS = 0.1
 
-Path = tuple[int, ...]
 Injector = Callable[[Formula, Vocabulary, random.Random], "Formula | None"]
-
-
-# ------------------------------------------------------------- tree editing
-
-
-_last_nodes: tuple[Formula | None, list] = (None, [])  # every injection attempt walks the same original
-
-
-def nodes(f: Formula) -> list[tuple[Path, Formula]]:
-    """Every node with its path (child indexes from the root), parents first."""
-    global _last_nodes
-    last = _last_nodes
-    if last[0] is f:
-        return last[1]
-    out: list[tuple[Path, Formula]] = []
-    stack: list[tuple[Path, Formula]] = [((), f)]
-    while stack:
-        path, node = stack.pop()
-        out.append((path, node))
-        stack.extend((path + (i,), k) for i, k in reversed(list(enumerate(children(node)))))
-    _last_nodes = (f, out)
-    return out
-
-
-def at(f: Formula, path: Path) -> Formula:
-    for i in path:
-        f = children(f)[i]
-    return f
-
-
-def replace(f: Formula, path: Path, new: Formula) -> Formula:
-    """``f`` with the node at ``path`` replaced (∧/∨ stay flat)."""
-    if not path:
-        return new
-    i, rest = path[0], path[1:]
-    if isinstance(f, Not):
-        return Not(replace(f.body, rest, new))
-    if isinstance(f, Quant):
-        return Quant(f.kind, f.var, replace(f.body, rest, new))
-    if isinstance(f, Junction):
-        parts = list(f.parts)
-        parts[i] = replace(parts[i], rest, new)
-        return junction(f.op, parts)
-    assert isinstance(f, Arrow)
-    return Arrow(f.op, replace(f.left, rest, new) if i == 0 else f.left, replace(f.right, rest, new) if i else f.right)
-
-
-def _of(f: Formula, *kinds: type) -> list[tuple[Path, Formula]]:
-    return [(p, n) for p, n in nodes(f) if isinstance(n, kinds)]
-
-
-def _requantify(quants: list[tuple[str, str]], matrix: Formula) -> Formula:
-    for kind, var in reversed(quants):
-        matrix = Quant(kind, var, matrix)
-    return matrix
-
-
-def _new_atom(vocab: Vocabulary, rng: random.Random) -> Formula:
-    if vocab.is_fol:
-        name, arity = rng.choice(vocab.predicates)
-        atom: Formula = Atom(name, tuple(rng.choice(vocab.constants) for _ in range(arity)))
-    else:
-        atom = Atom(rng.choice(vocab.propositions))
-    return Not(atom) if rng.random() < 0.5 else atom
 
 
 # --------------------------------------------------------------- injectors
 
 
 def inject_negation(f: Formula, vocab: Vocabulary, rng: random.Random) -> Formula | None:
-    compound = _of(f, Junction)
+    compound = nodes_of(f, Junction)
     if compound and rng.random() < 0.3:
         path, node = rng.choice(compound)
         return replace(f, path, Not(node))
-    path, atom = rng.choice(_of(f, Atom, Equal))
+    path, atom = rng.choice(nodes_of(f, Atom, Equal))
     if path and isinstance(at(f, path[:-1]), Not):
         return replace(f, path[:-1], atom)
     return replace(f, path, Not(atom))
 
 
 def inject_swap(f: Formula, vocab: Vocabulary, rng: random.Random) -> Formula | None:
-    found = _of(f, Junction)
+    found = nodes_of(f, Junction)
     if not found:
         return None
     path, node = rng.choice(found)
@@ -175,7 +110,7 @@ def inject_swap(f: Formula, vocab: Vocabulary, rng: random.Random) -> Formula | 
 def inject_scope(f: Formula, vocab: Vocabulary, rng: random.Random) -> Formula | None:
     """Regroup ``s ∘ (c1 • c2 ...)`` as ``(s ∘ c1) • c2 ...`` (same symbols in the same order)."""
     options = []
-    for path, node in _of(f, Junction):
+    for path, node in nodes_of(f, Junction):
         assert isinstance(node, Junction)
         for i, part in enumerate(node.parts):
             if isinstance(part, Junction):
@@ -196,7 +131,7 @@ def inject_scope(f: Formula, vocab: Vocabulary, rng: random.Random) -> Formula |
 
 
 def inject_omission(f: Formula, vocab: Vocabulary, rng: random.Random) -> Formula | None:
-    found = _of(f, Junction)
+    found = nodes_of(f, Junction)
     if not found:
         return None
     path, node = found[0] if rng.random() < 0.5 else rng.choice(found)
@@ -208,17 +143,17 @@ def inject_omission(f: Formula, vocab: Vocabulary, rng: random.Random) -> Formul
 
 def inject_extra(f: Formula, vocab: Vocabulary, rng: random.Random) -> Formula | None:
     quants, matrix = prefix(f)
-    found = _of(matrix, Junction)
+    found = nodes_of(matrix, Junction)
     if not found:
-        extra = junction(rng.choice((AND, OR)), [matrix, _new_atom(vocab, rng)])
-        return _requantify([(q.kind, q.var) for q in quants], extra)
+        extra = junction(rng.choice((AND, OR)), [matrix, new_atom(vocab, rng)])
+        return requantify([(q.kind, q.var) for q in quants], extra)
     path, node = found[0] if rng.random() < 0.5 else rng.choice(found)
     assert isinstance(node, Junction)
     clause_like = [p for p in node.parts if isinstance(p, Junction)]
-    new = junction(clause_like[0].op, [_new_atom(vocab, rng) for _ in clause_like[0].parts]) \
-        if clause_like and rng.random() < 0.6 else _new_atom(vocab, rng)
+    new = junction(clause_like[0].op, [new_atom(vocab, rng) for _ in clause_like[0].parts]) \
+        if clause_like and rng.random() < 0.6 else new_atom(vocab, rng)
     grown = replace(matrix, path, junction(node.op, [*node.parts, new]))
-    return _requantify([(q.kind, q.var) for q in quants], grown)
+    return requantify([(q.kind, q.var) for q in quants], grown)
 
 
 _ENGLISH_NAMES = ("Eve", "Frank", "Grace", "Henry")
@@ -246,13 +181,13 @@ def inject_hallucination(f: Formula, vocab: Vocabulary, rng: random.Random) -> F
 
     if rng.random() < 0.5:
         return map_atoms(f, rename)
-    sites = [(p, n) for p, n in _of(f, Atom, Equal) if rename(n) != n]
+    sites = [(p, n) for p, n in nodes_of(f, Atom, Equal) if rename(n) != n]
     path, atom = rng.choice(sites)
     return replace(f, path, rename(atom))
 
 
 def inject_arity(f: Formula, vocab: Vocabulary, rng: random.Random) -> Formula | None:
-    found = [(p, n) for p, n in _of(f, Atom) if n.args]
+    found = [(p, n) for p, n in nodes_of(f, Atom) if n.args]
     if not found:
         return None
     path, atom = rng.choice(found)
@@ -263,7 +198,7 @@ def inject_arity(f: Formula, vocab: Vocabulary, rng: random.Random) -> Formula |
 
 
 def inject_argument(f: Formula, vocab: Vocabulary, rng: random.Random) -> Formula | None:
-    found = [(p, n) for p, n in _of(f, Atom) if n.args]
+    found = [(p, n) for p, n in nodes_of(f, Atom) if n.args]
     if not found:
         return None
     path, atom = rng.choice(found)
@@ -292,12 +227,12 @@ def inject_quantifier(f: Formula, vocab: Vocabulary, rng: random.Random) -> Form
         order[i] = (DUAL[order[i][0]], order[i][1])
     else:
         del order[rng.randrange(len(order))]
-    return _requantify(order, matrix)
+    return requantify(order, matrix)
 
 
 def inject_extra_operator(f: Formula, vocab: Vocabulary, rng: random.Random) -> Formula | None:
     """``a ∨ b`` misread as ``a → b`` (¬a ∨ b), or ``a ∧ b`` as ``a ↔ b``."""
-    found = _of(f, Junction)
+    found = nodes_of(f, Junction)
     if not found:
         return None
     ors = [(p, n) for p, n in found if isinstance(n, Junction) and n.op == OR]
@@ -338,15 +273,12 @@ _AFTER = ("This formula captures the description.", "Each part corresponds to on
           "Hope this helps!")
 
 
+_SHAPES = ("```\n{text}\n```", "{before}\n```logic\n{text}\n```", "{before}\n\n{text}", "{before}\n{text}\n{after}")
+
+
 def wrap(text: str, rng: random.Random) -> str:
-    style = rng.randrange(4)
-    if style == 0:
-        return f"```\n{text}\n```"
-    if style == 1:
-        return f"{rng.choice(_BEFORE)}\n```logic\n{text}\n```"
-    if style == 2:
-        return f"{rng.choice(_BEFORE)}\n\n{text}"
-    return f"{rng.choice(_BEFORE)}\n{text}\n{rng.choice(_AFTER)}"
+    """The formula in a fence, after a lead-in, or between prose lines."""
+    return wrap_answer(text, rng, _SHAPES[rng.randrange(len(_SHAPES))], _BEFORE, _AFTER)
 
 
 def garbage(text: str, rng: random.Random) -> str:

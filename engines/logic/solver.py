@@ -10,8 +10,14 @@
 * ``not_equivalent``: a satisfying assignment (a countermodel) of either; the model is
   read back into a ``models.Structure`` and both formulas are evaluated on it in Python,
   so the view shows two different truth values computed independently of Z3;
-* ``unknown``: a call hit its timeout (or Z3 gave up on quantifiers), or a formula was
-  larger than ``MAX_SOLVER_NODES`` and never reached the solver. Never counted correct.
+* ``unknown``: a call spent its resource budget (``rlimit``, or Z3 gave up on quantifiers),
+  or a formula was larger than ``MAX_SOLVER_NODES`` and never reached the solver. Never
+  counted correct.
+
+The budget is Z3's resource limit, a count of solver steps, not wall-clock time: the same
+pair gets the same verdict on any machine and under any load. Each pair is checked in a
+fresh Z3 context, so what was checked before (another item, another thread) cannot change
+the search either.
 
 Z3's quantifier instantiation can loop on small first-order problems it cannot prove
 (``∀x∃y p(x,y)`` against ``∃y∀x p(x,y)``). A first-order implication is therefore first
@@ -28,14 +34,12 @@ are ``Obj`` constants, a predicate is a function ``Obj^k -> Bool`` per (name, ar
 equality on ``Obj``. A bound variable is named by its quantifier's nesting depth, so
 shadowing cannot capture.
 
-Z3 state (context, solver) is per thread: Z3 contexts are not thread-safe, and one
-reused solver with push/pop is several times cheaper than a new solver per call.
+One solver with push/pop serves the calls of one pair (a new one after a call that gave up).
 """
 
 from __future__ import annotations
 
 import itertools
-import threading
 import time
 from dataclasses import dataclass
 
@@ -54,6 +58,7 @@ from engines.logic.formula import (
     Quant,
 )
 from engines.logic.models import Structure, evaluate
+from engines.logic.settings import DEFAULT_RLIMIT
 
 EQUIVALENT, NOT_EQUIVALENT, UNKNOWN = "equivalent", "not_equivalent", "unknown"
 IDENTICAL = "identical"  # both implications hold trivially: the round trip parsed to the original formula
@@ -73,16 +78,17 @@ class Outcome:
     seconds: float = 0.0
 
 
-class _State(threading.local):
-    def __init__(self) -> None:
+class _State:
+    """The Z3 context and solver of one pair's checks (Z3 contexts are not thread-safe)."""
+
+    def __init__(self, rlimit: int) -> None:
         self.ctx = z3.Context()
-        self.solver = z3.Solver(ctx=self.ctx)
+        self.rlimit = rlimit
+        self.reset_solver()
 
     def reset_solver(self) -> None:
         self.solver = z3.Solver(ctx=self.ctx)
-
-
-_state = _State()
+        self.solver.set("rlimit", self.rlimit)
 
 
 def _quote(kind: str, name: str) -> str:
@@ -140,7 +146,8 @@ class SmtText:
         return "\n".join(lines)
 
 
-def check_equivalence(original: Formula, output: Formula, timeout_ms: int = 2000, explain: bool = True) -> Outcome:
+def check_equivalence(original: Formula, output: Formula, rlimit: int = DEFAULT_RLIMIT,
+                      explain: bool = True) -> Outcome:
     """Decide ``original ≡ output`` with two bounded implication checks (none for the same formula).
 
     ``explain=False`` (the runner, which stores no views) stops at the first implication that
@@ -160,6 +167,7 @@ def check_equivalence(original: Formula, output: Formula, timeout_ms: int = 2000
                        reason=f"formula too large for the solver ({biggest} nodes; limit {MAX_SOLVER_NODES})")
     header = text.declarations()
     quantified = any(q in t for q in ("(forall", "(exists") for t in (f, g))
+    state = _State(rlimit)
     results: list[str] = []
     found: z3.ModelRef | None = None
     reason = ""
@@ -167,8 +175,8 @@ def check_equivalence(original: Formula, output: Formula, timeout_ms: int = 2000
         if "fails" in results and not explain:
             results.append("not checked")
             continue
-        verdict, model, why = _decide(_state, header, f"(assert (and {premise} (not {conclusion})))",
-                                      quantified, timeout_ms, explain)
+        verdict, model, why = _decide(state, header, f"(assert (and {premise} (not {conclusion})))",
+                                      quantified, explain)
         results.append(verdict)
         if found is None:
             found = model
@@ -186,15 +194,15 @@ def check_equivalence(original: Formula, output: Formula, timeout_ms: int = 2000
     return Outcome(EQUIVALENT, forward, backward, seconds=seconds)
 
 
-def _decide(state: _State, header: str, goal: str, quantified: bool, timeout_ms: int,
+def _decide(state: _State, header: str, goal: str, quantified: bool,
             want_model: bool) -> tuple[str, z3.ModelRef | None, str]:
     """One implication. First-order goals are first tried on domains of 1..3 elements (cheap, and
     Z3's unbounded search may loop on exactly these), then asked of the solver unbounded."""
     for bound in range(1, FINITE_DOMAINS + 1) if quantified else ():
-        verdict, model, _ = _implies(state, f"{header}\n{_domain_bound(bound)}\n{goal}", timeout_ms, want_model)
+        verdict, model, _ = _implies(state, f"{header}\n{_domain_bound(bound)}\n{goal}", want_model)
         if verdict == "fails":
             return verdict, model, ""
-    return _implies(state, f"{header}\n{goal}", timeout_ms, want_model)
+    return _implies(state, f"{header}\n{goal}", want_model)
 
 
 def _domain_bound(k: int) -> str:
@@ -205,11 +213,9 @@ def _domain_bound(k: int) -> str:
     return f"{decls}(assert (forall (({_quote('bound', '0')} Obj)) (or {members} false)))"
 
 
-def _implies(state: _State, problem: str, timeout_ms: int,
-             want_model: bool) -> tuple[str, z3.ModelRef | None, str]:
+def _implies(state: _State, problem: str, want_model: bool) -> tuple[str, z3.ModelRef | None, str]:
     """("holds" | "fails" | "unknown", countermodel if it fails and is wanted, why unknown)."""
     solver = state.solver
-    solver.set("timeout", int(timeout_ms))
     solver.push()
     try:
         solver.add(z3.parse_smt2_string(problem, ctx=state.ctx))
@@ -222,7 +228,7 @@ def _implies(state: _State, problem: str, timeout_ms: int,
     finally:
         solver.pop()
     state.reset_solver()  # a solver that gave up is not reused
-    return "unknown", None, "timeout" if "timeout" in why or "canceled" in why else why
+    return "unknown", None, f"resource limit ({state.rlimit} units)" if "limit" in why or "canceled" in why else why
 
 
 def _structure(model: z3.ModelRef) -> Structure:

@@ -12,10 +12,11 @@ from typing import Any
 
 from engines.core import Verdict, View
 from engines.logic.formula import FORALL, Arrow, Atom, Equal, Formula, Junction, Not, Quant, children
-from engines.logic.parse import ParseError, Reading
+from engines.logic.reading import Reading
 from engines.logic.render import show
 from engines.logic.score import Judgement
 from engines.logic.solver import EQUIVALENT, NOT_EQUIVALENT, UNKNOWN
+from engines.parsing import ParseFailure
 
 MAX_TREE_NODES = 300
 MAX_SHOWN = 10_000  # characters of a reply shown in a pane
@@ -100,8 +101,8 @@ def views(j: Judgement, verdict: Verdict) -> list[View]:
     out: list[View] = [View("key-value", "Verdict", _verdict_rows(j, verdict)),
                        View("code", "Original formula", original_text),
                        View("text", "Description (step 1)", _clip(j.description) or "(no description)")]
-    if isinstance(j.reading, ParseError):
-        error: ParseError = j.reading
+    if isinstance(j.reading, ParseFailure):
+        error: ParseFailure = j.reading
         out += [View("code", "Parse error", f"{error.describe()}\n{error.context}"),
                 View("code", "Reply (step 2)", _clip(j.reply)),
                 ast_tree("Original AST", j.original)]
@@ -118,3 +119,14 @@ def views(j: Judgement, verdict: Verdict) -> list[View]:
             out.append(view)
     out += [ast_tree("Original AST", j.original), ast_tree("Round-trip AST", formula)]
     return out
+
+
+# The report's metrics as the inspector labels them, the headline ones first: (name, label, unit,
+# headline). A name with ``{}`` stands for a family (one per split, task or setting); units:
+# fraction (0-1, shown as %), percent (already in %), score (0-1, shown as is), count, number.
+METRICS = (
+    ("accuracy", "round-trip accuracy", "fraction", True),
+    ("mean_truth_table_agreement", "truth-table agreement", "fraction", True),
+    ("unknown", "Z3 unknown", "count", False),
+    ("unknown_rate", "Z3 unknown rate", "fraction", False),
+)

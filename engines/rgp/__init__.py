@@ -12,40 +12,82 @@ of the 16 inputs, in the sandbox. Scoring reads both outputs and runs nothing.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
-from engines.core import Item, Message, Step
-from engines.package import PackageEngine
+from engines.contract import Engine
+from engines.core import Item, Report, RunResults, SimOptions, Step, TagType, Verdict
 from engines.rgp import prompts
+from engines.rgp.grids import K, U
 from engines.rgp.parse import extract_program, syntax_problem
 from engines.rgp.settings import RgpSettings
 
 SANDBOX_TOOL = "python_sandbox"
 RUN = "run"
+SAMPLES = U ** K
 
 
-class RgpEngine(PackageEngine):
+class RgpEngine(Engine[RgpSettings]):
     name = "rgp"
     title = "RGP: compositionality of the programs models write for string-to-grid samples"
     settings_type = RgpSettings
     main_score = "C"
     tools = (SANDBOX_TOOL,)
+    report_reads_outputs = True  # the sandbox's isolation level is reported
 
-    def next_step(self, item: Item, settings: Any, outputs: Sequence[str],
+    def items(self, settings: RgpSettings, seed: int) -> Sequence[Item]:
+        from engines.rgp.generate import build_items
+
+        return build_items(settings, seed)
+
+    def templates(self, settings: RgpSettings) -> dict[str, str]:
+        return prompts.templates()
+
+    def next_step(self, item: Item, settings: RgpSettings, outputs: Sequence[str],
                   templates: Mapping[str, str] | None = None) -> Step | None:
         """Step 1 asks for the program; step 2 runs it on the 16 inputs, if it is Python at all."""
         if not outputs:
             prompt = prompts.build_prompt(item, (templates or {}).get(prompts.PROGRAM))
-            return Step(name=prompts.PROGRAM, messages=(Message("user", prompt),), params=self.model_params(settings),
-                        template=prompts.PROGRAM)
+            return self.model_step(prompts.PROGRAM, prompt, settings)
         if len(outputs) > 1:
             return None
         program = extract_program(outputs[0]).program
         if not program or syntax_problem(program) is not None:
             return None
         payload = {"program": program, "inputs": [s["input"] for s in item.inputs["samples"]],
-                   "timeout": (settings or RgpSettings()).timeout}
+                   "timeout": settings.timeout}
         return Step(name=RUN, kind="tool", tool=SANDBOX_TOOL, payload=payload)
+
+    def judge(self, item: Item, outputs: Sequence[str], settings: RgpSettings, with_views: bool) -> Verdict:
+        from engines.rgp.score import score_item
+
+        return score_item(item, outputs, settings, with_views)
+
+    def taxonomy(self) -> list[TagType]:
+        from engines.rgp.tags import TAXONOMY
+
+        return list(TAXONOMY)
+
+    def simulate(self, item: Item, step: Step, outputs: Sequence[str], options: SimOptions, rng_seed: int) -> str:
+        from engines.rgp.simulate import simulate
+
+        return simulate(item, options, rng_seed)
+
+    def oracle(self, item: Item, step: Step, outputs: Sequence[str]) -> str:
+        from engines.rgp.simulate import oracle
+
+        return oracle(item)
+
+    def report(self, run: RunResults, against: Sequence[RunResults] = ()) -> Report:
+        from engines.rgp.score import aggregate
+
+        return aggregate(run, against, self.taxonomy())
+
+    def list_score(self, status: str, scores: Mapping[str, float]) -> float | None:
+        """The share of the 16 samples the program gets right, 1 - E/16: 1 exactly when the item is
+        correct (E = 0). C(P), on 0..100, is not monotone with the status (a correct lookup table
+        scores low), so it stays the compared score, not the listed one."""
+        errors = scores.get("E")
+        return None if errors is None else 1.0 - errors / SAMPLES
 
 
 ENGINE = RgpEngine()

@@ -38,6 +38,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from engines.parsing import shorten
 from engines.rgp.grids import K, LETTERS, component_of
 
 N_MIN, N_MAX = 2 * K, 16 * K  # u*k, d*k
@@ -263,7 +264,7 @@ def estimate(program: str) -> Estimate:
             m = value_cost(value)
             n_dict += n
             m_dict += m
-            entries.append(Entry("dict", show(space), f"{key!r}: {_short(repr(value))}", n, m))
+            entries.append(Entry("dict", show(space), f"{key!r}: {shorten(repr(value), 80)}", n, m))
 
     removed = dict_lines(tree) if tree else set()
     code = "\n".join(line for i, line in enumerate(code.split("\n")) if i not in removed)
@@ -328,7 +329,3 @@ def _walk(root: _Line, entries: list[Entry]) -> tuple[int, int]:
                                  line.outputs))
         stack.extend((child, union(space, child.space)) for child in reversed(line.children))
     return n_total, m_total
-
-
-def _short(text: str, limit: int = 80) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."

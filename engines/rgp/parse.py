@@ -15,6 +15,8 @@ import ast
 import re
 from dataclasses import dataclass
 
+from engines.parsing import ParseFailure, caret_under
+
 PATTERNS = (
     ("python code block", re.compile(r"```python(.*?)```", re.DOTALL)),
     ("Begin Code block", re.compile(r"Begin Code\n-{6,}(.*?)-{6,}", re.DOTALL)),
@@ -28,17 +30,6 @@ class Extraction:
     source: str  # which pattern matched, or "" for none
 
 
-@dataclass(frozen=True)
-class SyntaxProblem:
-    line: int
-    column: int
-    message: str
-    context: str  # the offending line with a caret under the column
-
-    def describe(self) -> str:
-        return f"line {self.line}, column {self.column}: {self.message}"
-
-
 def extract_program(reply: str) -> Extraction:
     text = reply.replace("\u200b", "")
     for name, pattern in PATTERNS:
@@ -49,15 +40,14 @@ def extract_program(reply: str) -> Extraction:
     return Extraction("", "")
 
 
-def syntax_problem(program: str) -> SyntaxProblem | None:
+def syntax_problem(program: str) -> ParseFailure | None:
     """Where the program fails to parse as Python, or None when it parses."""
     try:
         ast.parse(program)
     except SyntaxError as exc:
         line, column = exc.lineno or 0, exc.offset or 0
         source = program.splitlines()[line - 1] if 0 < line <= len(program.splitlines()) else (exc.text or "")
-        caret = " " * max(column - 1, 0) + "^"
-        return SyntaxProblem(line, column, exc.msg or "invalid syntax", f"{source.rstrip()}\n{caret}")
+        return ParseFailure(exc.msg or "invalid syntax", line, column, caret_under(source.rstrip(), max(column, 1)))
     except (ValueError, RecursionError, MemoryError) as exc:  # null bytes, absurd nesting
-        return SyntaxProblem(0, 0, f"cannot be parsed: {type(exc).__name__}: {exc}", "")
+        return ParseFailure(f"cannot be parsed: {type(exc).__name__}: {exc}", 0, 0, "")
     return None

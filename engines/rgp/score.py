@@ -32,6 +32,7 @@ from engines.rgp.parse import extract_program, syntax_problem
 from engines.rgp.settings import SETTING_LABELS, RgpSettings
 from engines.rgp.tags import PROFILES, execution_tags, profile, profile_tag, tag
 
+DEFAULT_SETTINGS = RgpSettings()
 LS, LZ = 40, 320  # u(k + k^2) and d(k + k^2)
 PER_ERROR = K + K * K  # N + M: the cost of one wrong sample
 
@@ -121,11 +122,10 @@ def _scores(errors: int, est: Estimate) -> dict[str, float]:
             "C": round(compositionality(length), 4)}
 
 
-def score_item(item: Item, outputs: Sequence[str], settings: RgpSettings | None = None,
+def score_item(item: Item, outputs: Sequence[str], settings: RgpSettings = DEFAULT_SETTINGS,
                with_views: bool = True) -> Verdict:
     from engines.rgp import views
 
-    settings = settings or RgpSettings()
     samples = [(s["input"], s["output"]) for s in item.inputs["samples"]]
     extraction = extract_program(outputs[0] if outputs else "")
     program = extraction.program
@@ -168,13 +168,13 @@ def score_item(item: Item, outputs: Sequence[str], settings: RgpSettings | None 
 # ---------------------------------------------------------------------- reports
 
 
-def _r2(x: float) -> float:
+def _round2(x: float) -> float:
     return round(x + 0.0, 2)
 
 
 def _mean_c(results: Sequence[ItemResult]) -> float | None:
     values = [r.scores["C"] for r in results if "C" in r.scores]
-    return _r2(mean(values)) if values else None
+    return _round2(mean(values)) if values else None
 
 
 def _by_setting(results: Sequence[ItemResult]) -> dict[str, list[ItemResult]]:
@@ -212,10 +212,10 @@ def aggregate(run: RunResults, against: Sequence[RunResults], taxonomy: Sequence
     metrics: dict[str, float] = {}
     if judged:
         metrics.update(
-            mean_C=_r2(mean(r.scores.get("C", 0.0) for r in judged)),
-            mean_E=_r2(mean(r.scores.get("E", 0.0) for r in judged)),
-            mean_L_table=_r2(mean(r.scores.get("L_table", 0.0) for r in judged)),
-            mean_L=_r2(mean(r.scores.get("L", 0.0) for r in judged)),
+            mean_C=_round2(mean(r.scores.get("C", 0.0) for r in judged)),
+            mean_E=_round2(mean(r.scores.get("E", 0.0) for r in judged)),
+            mean_L_table=_round2(mean(r.scores.get("L_table", 0.0) for r in judged)),
+            mean_L=_round2(mean(r.scores.get("L", 0.0) for r in judged)),
             in_sample_accuracy=round(mean(1 - r.scores.get("E", 16.0) / 16 for r in judged), 4),
         )
     profile_counts = {code: sum(any(t.code == code for t in r.tags) for r in judged) for code in PROFILES}
@@ -268,8 +268,8 @@ def _table2(run: RunResults, against: Sequence[RunResults]) -> Table:
     rows = []
     for model, groups in _model_rows(run, against):
         h, r, ri, hr = (_mean_c(groups.get(s, [])) for s in ("h", "r", "ri", "hr"))
-        ri_delta = _r2(ri - h) if ri is not None and h is not None else None
-        hr_delta = _r2(hr - (h + r) / 2) if hr is not None and h is not None and r is not None else None
+        ri_delta = _round2(ri - h) if ri is not None and h is not None else None
+        hr_delta = _round2(hr - (h + r) / 2) if hr is not None and h is not None and r is not None else None
         rows.append([model, _dash(ri), _dash(ri_delta), _dash(hr), _dash(hr_delta)])
     return Table("Table 2", "Robustness: index shuffle and setting combination (mean C(P))",
                  ["model", "RI(H)", "vs Horizontal", "SC(H+R)", "vs mean of H and R"], rows)
@@ -283,9 +283,9 @@ def _per_setting(groups: Mapping[str, list[ItemResult]]) -> Table:
         codes = [{t.code for t in r.tags} for r in group]
         rows.append([
             SETTING_LABELS.get(setting, setting), len(group), _dash(_mean_c(group)),
-            _r2(100 * mean(1 - r.scores.get("E", 16.0) / 16 for r in group)),
-            _r2(mean(r.scores.get("E", 16.0) for r in group)),
-            _r2(mean(r.scores.get("L_table", 0.0) for r in group)),
+            _round2(100 * mean(1 - r.scores.get("E", 16.0) / 16 for r in group)),
+            _round2(mean(r.scores.get("E", 16.0) for r in group)),
+            _round2(mean(r.scores.get("L_table", 0.0) for r in group)),
             *(sum(code in c for c in codes) for code in (*PROFILES, "no_program", "runtime_error", "timeout")),
         ])
     return Table("By setting", "Per setting: means of C(P), in-sample accuracy, E(P), L(P+); profiles; failures",
@@ -293,7 +293,7 @@ def _per_setting(groups: Mapping[str, list[ItemResult]]) -> Table:
 
 
 def _profiles(counts: Mapping[str, int], n: int, settings: RgpSettings) -> Table:
-    rows = [[code, _REGION[code], counts[code], _r2(100 * counts[code] / n) if n else 0.0] for code in PROFILES]
+    rows = [[code, _REGION[code], counts[code], _round2(100 * counts[code] / n) if n else 0.0] for code in PROFILES]
     return Table("Profiles", "Compositionality profiles", ["profile", "region", "items", "%"], rows,
                  note=f"compressed: L(P+) <= {settings.compressed_max:g}; correct: E(P) <= {settings.errors_max} "
                       "(settings compressed_max, errors_max)")

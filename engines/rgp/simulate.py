@@ -23,6 +23,7 @@ from typing import Sequence
 
 from engines.core import Item, SettingsError, SimOptions
 from engines.rgp.grids import K, SIDE, Rule, letter
+from engines.wrapping import wrap
 
 SIM_CODES = ("T2", "T3", "runtime_error", "timeout", "no_program", "unparseable", "format_violation")
 _WEIGHTS = (3, 3, 2, 1, 1, 1, 1)  # timeouts cost the full wall limit, so they are rarer
@@ -85,13 +86,16 @@ def enumeration_program(samples: Sequence[tuple[str, str]]) -> str:
     return f"TABLE = {{\n{entries},\n}}\nprint(TABLE[input().strip()])\n"
 
 
+_OPENINGS = (
+    "Each letter position controls a fixed set of cells; here is a program reproducing the samples.",
+    "Here is a Python program that conforms to the samples:",
+    "Looking at the samples, every component paints its own cells independently.",
+)
+_REPLY = "{before}\n\n```python\n{text}```\n\nThe program reads the input line and prints the 4x4 grid."
+
+
 def _wrap(program: str, rng: random.Random) -> str:
-    opening = rng.choice((
-        "Each letter position controls a fixed set of cells; here is a program reproducing the samples.",
-        "Here is a Python program that conforms to the samples:",
-        "Looking at the samples, every component paints its own cells independently.",
-    ))
-    return f"{opening}\n\n```python\n{program}```\n\nThe program reads the input line and prints the 4x4 grid."
+    return wrap(program, rng, _REPLY, _OPENINGS)
 
 
 def _correct(item: Item, rule: Rule, rng: random.Random) -> str:

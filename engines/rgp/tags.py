@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import Sequence
 
 from engines.core import Tag, TagType
+from engines.taxonomy import Taxonomy, format_violation, unparseable
 
-TAXONOMY: tuple[TagType, ...] = (
+TAXONOMY = Taxonomy((
     TagType("T1", "T1: compressed and correct",
             "Low L(P+) and low E(P): the program captures the components and reproduces the samples.", "profile"),
     TagType("T2", "T2: enumerated and correct",
@@ -28,16 +29,14 @@ TAXONOMY: tuple[TagType, ...] = (
     TagType("timeout", "Timeout",
             "The program did not finish within the wall-clock limit (or ran out of CPU time) on some samples.",
             "execution"),
-    TagType("unparseable", "Unparseable program", "The extracted program is not valid Python.", "program"),
-    TagType("format_violation", "Format violation",
-            "The program was not in a ```python block; it was found by the paper's fallback patterns.", "program"),
-)
-LABELS = {t.code: t.label for t in TAXONOMY}
+    unparseable("The extracted program is not valid Python.", "program"),
+    format_violation("The program was not in a ```python block; it was found by the paper's fallback patterns.", "program"),
+))
+LABELS = TAXONOMY.labels
 PROFILES = ("T1", "T2", "T3")
 
 
-def tag(code: str, evidence: str) -> Tag:
-    return Tag(code=code, label=LABELS[code], evidence=evidence)
+tag = TAXONOMY.tag
 
 
 def profile(table_length: int, errors: int, compressed_max: float, errors_max: int) -> str:

@@ -1,9 +1,9 @@
 """The inspector's rgp panes, as data (engines.core.View).
 
 A judged program: a summary (E(P), N, M, L(P+), L(P), C(P), profile, and the sandbox's
-isolation level), the program, its mapping table P+ as the estimator read it, the 16
-samples as expected/produced grid pairs with wrong cells marked ``X``, and what the
-sandbox saw per run (exit, wall time, stdout, stderr).
+isolation level), the 16 samples as expected/produced grid pairs with wrong cells marked
+``X``, what the sandbox saw per run (exit, wall time, stdout, stderr), the program, and
+its mapping table P+ as the estimator read it.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 from engines.core import Item, View
 from engines.rgp.estimate import Estimate
 from engines.rgp.grids import SIDE, grid_rows
-from engines.rgp.parse import SyntaxProblem
+from engines.parsing import ParseFailure
 
 MAX_TABLE_ROWS = 400
 
@@ -63,13 +63,13 @@ def _wrong_cells(expected: str, produced: str) -> int | None:
 
 def samples_table(execution: Any) -> View:
     rows = []
-    for run in execution.runs:
+    for run in sorted(execution.runs, key=lambda run: run.outcome == "ok"):  # the failed samples first
         outcome = run.outcome
         wrong = _wrong_cells(run.expected, run.stdout) if outcome == "wrong" else None
         if wrong:
             outcome = f"wrong ({wrong} cells)"
         rows.append([run.number, run.input, run.expected, marked(run.expected, run.stdout), outcome])
-    return View("table", "Samples: expected and produced grids (wrong cells as X)",
+    return View("table", "Samples: expected and produced grids (failed first, wrong cells as X)",
                 {"columns": ["#", "input", "expected", "produced", "result"], "rows": rows})
 
 
@@ -105,11 +105,12 @@ def verdict_views(item: Item, status: str, program: str, source: str, est: Estim
         ["sandbox", execution.isolation or "unknown"],
         ["time limit", f"{execution.timeout_s:g} s per run"],
     ]
-    return [View("key-value", "Summary", summary), View("code", "Program", program), mapping_table(est),
-            samples_table(execution), sandbox_table(execution)]
+    # the grids first: they are what a reader checks, and the program is in the reply beside them
+    return [View("key-value", "Summary", summary), samples_table(execution), sandbox_table(execution),
+            View("code", "Program", program), mapping_table(est)]
 
 
-def unparseable_views(item: Item, program: str, problem: SyntaxProblem, est: Estimate) -> list[View]:
+def unparseable_views(item: Item, program: str, problem: ParseFailure, est: Estimate) -> list[View]:
     summary = [["status", "unparseable"], ["line", str(problem.line)], ["column", str(problem.column)],
                ["error", problem.message], ["E(P)", f"{len(item.inputs['samples'])} (not run)"], *_estimate_pairs(est)]
     return [View("key-value", "Summary", summary), View("code", "Syntax error", problem.context or problem.message),
@@ -125,3 +126,19 @@ def no_program_views(item: Item, reply: str, est: Estimate) -> list[View]:
 def not_run_views(program: str, est: Estimate, why: str) -> list[View]:
     return [View("key-value", "Summary", [["status", "error"], ["note", why], *_estimate_pairs(est)]),
             View("code", "Program", program), mapping_table(est)]
+
+
+# The report's metrics as the inspector labels them, the headline ones first: (name, label, unit,
+# headline). A name with ``{}`` stands for a family (one per split, task or setting); units:
+# fraction (0-1, shown as %), percent (already in %), score (0-1, shown as is), count, number.
+METRICS = (
+    ("mean_C", "mean C(P)", "number", True),
+    ("in_sample_accuracy", "in-sample accuracy", "fraction", True),
+    ("mean_E", "mean E(P)", "number", False),
+    ("mean_L_table", "mean L(P+)", "number", False),
+    ("mean_L", "mean L(P)", "number", False),
+    ("T1", "T1 items", "count", False),
+    ("T2", "T2 items", "count", False),
+    ("T3", "T3 items", "count", False),
+    ("mean_C_{}", "mean C(P) {}", "number", False),
+)

@@ -8,15 +8,17 @@ item's grammar and scored by the paper's hierarchy SVR >= BER >= SCR.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
-from engines.core import Item, Message, Step
-from engines.package import PackageEngine
+from engines.contract import Engine, with_extraction
+from engines.core import Item, Report, RunResults, SimOptions, Step, TagType, Verdict
 from engines.robogrid import prompts
 from engines.robogrid.settings import RobogridSettings
 
+HIERARCHY = ("svr", "ber", "scr")  # each implies the one before; a task defines a prefix of them
 
-class RobogridEngine(PackageEngine):
+
+class RobogridEngine(Engine[RobogridSettings]):
     name = "robogrid"
     title = "RoboGrid: diagnosing context-free grammar interpretation in LLMs"
     settings_type = RobogridSettings
@@ -25,7 +27,15 @@ class RobogridEngine(PackageEngine):
     # already in its context: a prompt repeated back or a span looping is that failure.
     reply_tag_map = {"prompt_echo": "autoregressive_echoing", "repetition_loop": "autoregressive_echoing"}
 
-    def next_step(self, item: Item, settings: Any, outputs: Sequence[str],
+    def items(self, settings: RobogridSettings, seed: int) -> Sequence[Item]:
+        from engines.robogrid.generate import build_items
+
+        return build_items(settings, seed)
+
+    def templates(self, settings: RobogridSettings) -> dict[str, str]:
+        return prompts.templates()
+
+    def next_step(self, item: Item, settings: RobogridSettings, outputs: Sequence[str],
                   templates: Mapping[str, str] | None = None) -> Step | None:
         if outputs:
             return None
@@ -33,7 +43,39 @@ class RobogridEngine(PackageEngine):
 
         task = item_task(item)
         prompt = prompts.build_prompt(item, item_cot(item, settings), (templates or {}).get(task))
-        return Step(name=task, messages=(Message("user", prompt),), params=self.model_params(settings), template=task)
+        return self.model_step(task, prompt, settings)
+
+    def judge(self, item: Item, outputs: Sequence[str], settings: RobogridSettings, with_views: bool) -> Verdict:
+        from engines.robogrid.score import score_item
+
+        return score_item(item, outputs, settings, with_views)
+
+    def taxonomy(self) -> list[TagType]:
+        from engines.robogrid.tags import TAXONOMY
+
+        return list(TAXONOMY)
+
+    def simulate(self, item: Item, step: Step, outputs: Sequence[str], options: SimOptions, rng_seed: int) -> str:
+        from engines.robogrid.simulate import simulate
+
+        return simulate(item, options, rng_seed)
+
+    def oracle(self, item: Item, step: Step, outputs: Sequence[str]) -> str:
+        from engines.robogrid.simulate import oracle
+
+        return oracle(item)
+
+    def report(self, run: RunResults, against: Sequence[RunResults] = ()) -> Report:
+        from engines.robogrid.score import aggregate
+
+        return with_extraction(aggregate(run, against, self.taxonomy()), run)
+
+    def list_score(self, status: str, scores: Mapping[str, float]) -> float | None:
+        """The share of its task's levels (SVR, BER, SCR) an item reaches: 1 exactly when the top
+        level, the one the status follows, holds (judge 0 or 1, a wrong goal at most 1/2, a wrong
+        instruct at most 2/3)."""
+        levels = [scores[key] for key in HIERARCHY if key in scores]
+        return sum(levels) / len(levels) if levels else None
 
 
 ENGINE = RobogridEngine()

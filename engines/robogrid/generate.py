@@ -28,13 +28,14 @@ from functools import lru_cache
 from typing import Any
 
 from engines.core import Item
+from engines.parsing import ParseFailure
 from engines.robogrid.breaks import SYNTAX_BREAKS, Broken
 from engines.robogrid.grammars import Grammar, grammar_for
 from engines.robogrid.instructions import instructions
 from engines.robogrid.lexicon import sample_lexicon
 from engines.robogrid.linearise import Code, linearise
 from engines.robogrid.nodes import Program, nesting_depth, statement_count
-from engines.robogrid.parse import ParseFailure, parse_code, remember
+from engines.robogrid.parse import parse_code, remember
 from engines.robogrid.programs import Shape, sample_program, sample_start
 from engines.robogrid.settings import Condition, RobogridSettings
 from engines.robogrid.world import State, execute

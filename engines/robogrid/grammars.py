@@ -30,6 +30,10 @@ punctuation characters: ``doturn`` is one unknown word, as in any programming la
 item names are the five bases with an optional ``_0``..``_9`` (ITEM's pattern).
 Unknown words and characters become tokens no rule accepts, so they are reported by the
 LALR parser like any other unexpected token, with the terminals it expected.
+
+One module (about 410 lines) because the three forms must come from the same rule text:
+``Grammar`` builds its scanner and LALR parser from the lark glue below, and the glue
+reads the rules and terminal names that ``Grammar`` writes out.
 """
 
 from __future__ import annotations

@@ -95,7 +95,6 @@ class If:
 
 Stmt = Union[Move, Turn, Grab, Loop, If]
 Action = Union[Move, Turn, Grab]
-ACTIONS = (Move, Turn, Grab)
 
 
 @dataclass(frozen=True)

@@ -30,11 +30,11 @@ recursive walk of a tree). Results are cached per (grammar, text) (``remember``)
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections import OrderedDict
 from dataclasses import dataclass
 
+from engines.parsing import ParseFailure, Positions, shorten
 from engines.robogrid.grammars import CODE_SHARE, Grammar, SyntaxProblem, code_share
 from engines.robogrid.nodes import Program
 
@@ -50,17 +50,12 @@ _ANSWER = re.compile(r"[\s'\"`*]*(?:answer[\s*]*:[\s'\"`*]*)?(INVALID|VALID)[\s'
 
 
 @dataclass(frozen=True)
-class ParseFailure:
-    message: str
-    line: int
-    column: int
-    context: str  # the offending line and a caret under the column
+class ProgramFailure(ParseFailure):
+    """Where a reply fails the item's grammar, with what the parser would have accepted there."""
+
     expected: tuple[str, ...] = ()  # terminal names the parser would have accepted
     source: str = ""  # the stretch of the reply that was parsed as the program
     start: int = 0  # its offset in the reply
-
-    def describe(self) -> str:
-        return f"line {self.line}, column {self.column}: {self.message}"
 
 
 @dataclass(frozen=True)
@@ -78,42 +73,11 @@ class Judgement:
     removed: tuple[str, ...] = ()
 
 
-def line_col(text: str, offset: int) -> tuple[int, int]:
-    offset = max(0, min(offset, len(text)))
-    line = text.count("\n", 0, offset) + 1
-    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
-
-
-class Positions:
-    """Line and column of many offsets in one text (the line starts are found once)."""
-
-    def __init__(self, text: str):
-        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
-        self.size = len(text)
-
-    def at(self, offset: int) -> str:
-        offset = max(0, min(offset, self.size))
-        line = bisect.bisect_right(self.starts, offset)
-        return f"line {line}, column {offset - self.starts[line - 1] + 1}"
-
-
-def context(text: str, offset: int) -> str:
-    """The line holding ``offset`` and a caret under it (long lines cut around the caret)."""
-    line, col = line_col(text, offset)
-    start = text.rfind("\n", 0, max(0, min(offset, len(text)))) + 1
-    end = text.find("\n", start)
-    shown = text[start:] if end < 0 else text[start:end]
-    if len(shown) > 120:
-        lo = max(0, col - 60)
-        shown, col = shown[lo:lo + 120], col - lo
-    return f"{shown}\n{' ' * (col - 1)}^"
-
-
 def failure(text: str, offset: int, message: str, expected: tuple[str, ...] = (), start: int = 0,
-            end: int | None = None) -> ParseFailure:
-    line, col = line_col(text, offset)
+            end: int | None = None) -> ProgramFailure:
+    found = Positions(text).failure(offset, message)
     source = text[start:len(text) if end is None else end]
-    return ParseFailure(message, line, col, context(text, offset), expected, source, start)
+    return ProgramFailure(found.message, found.line, found.column, found.context, expected, source, start)
 
 
 @dataclass(frozen=True)
@@ -179,7 +143,7 @@ def _parse_uncached(grammar: Grammar, source: str) -> Program | _Problem:
         return _Problem("the program is nested too deeply", 0, ())
 
 
-def parse_code(text: str, grammar: Grammar) -> Program | ParseFailure:
+def parse_code(text: str, grammar: Grammar) -> Program | ProgramFailure:
     """The whole text as one program (gold programs, judge candidates)."""
     result = _parse(grammar, text)
     if isinstance(result, _Problem):
@@ -227,15 +191,11 @@ def _removed(text: str, start: int, end: int) -> tuple[str, ...]:
         for line in piece.split("\n"):
             line = line.strip()
             if line:
-                pieces.append("markdown code fence" if line.startswith("```") else _short(line))
+                pieces.append("markdown code fence" if line.startswith("```") else shorten(line))
     return tuple(dict.fromkeys(pieces))
 
 
-def _short(text: str, limit: int = 60) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def parse_reply(text: str, grammar: Grammar, lenient: bool = False) -> Parsed | ParseFailure:
+def parse_reply(text: str, grammar: Grammar, lenient: bool = False) -> Parsed | ProgramFailure:
     """The program a model's reply contains (see the module docstring for where it is looked for)."""
     if not isinstance(text, str):
         text = "" if text is None else str(text)
@@ -254,7 +214,7 @@ def parse_reply(text: str, grammar: Grammar, lenient: bool = False) -> Parsed | 
     return Parsed(result, text[lo:hi], lo, _removed(text, lo, hi), marked)
 
 
-def parse_verdict(text: str, cot: bool = False, lenient: bool = False) -> Judgement | ParseFailure:
+def parse_verdict(text: str, cot: bool = False, lenient: bool = False) -> Judgement | ProgramFailure:
     """VALID or INVALID: the reply (its last non-empty line after a CoT) says exactly that;
     ``lenient`` takes the last one anywhere. Anything else in the reply is reported as removed."""
     if not isinstance(text, str):
@@ -277,5 +237,5 @@ def parse_verdict(text: str, cot: bool = False, lenient: bool = False) -> Judgem
                            ("VALID", "INVALID"), lo, hi)
         start, end = answer.start(1), answer.end(1)
     rest = (text[:start] + " " + text[end:]).strip(VERDICT_NOISE)
-    removed = tuple(_short(line.strip()) for line in rest.split("\n") if line.strip(VERDICT_NOISE))
+    removed = tuple(shorten(line.strip()) for line in rest.split("\n") if line.strip(VERDICT_NOISE))
     return Judgement(text[start:end].upper(), removed)

@@ -21,15 +21,18 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Sequence
 
-from engines.core import LENIENT, STRICT, Chart, DataError, Item, ItemResult, Report, RunResults, Table, Tag, TagType, Verdict
+from engines.core import LENIENT, Chart, DataError, Item, ItemResult, Report, RunResults, Table, Tag, TagType, Verdict
+from engines.parsing import ParseFailure
 from engines.robogrid.grammars import Grammar, grammar_for
 from engines.robogrid.lexicon import Lexicon
 from engines.robogrid.nodes import Program
-from engines.robogrid.parse import ParseFailure, parse_code, parse_reply, parse_verdict
+from engines.robogrid.parse import parse_code, parse_reply, parse_verdict
+from engines.robogrid.settings import RobogridSettings
 from engines.robogrid.tags import drift_tags, judge_tags, syntax_tags, tag
 from engines.robogrid.world import State, execute
 from engines.reporting import scored, status_counts, tag_table
 
+DEFAULT_SETTINGS = RobogridSettings()
 TASK_KEYS = {"judge": ("svr",), "goal": ("svr", "ber"), "instruct": ("svr", "ber", "scr")}
 TASK_ORDER = ("instruct", "goal", "judge")  # the headline metrics describe the first task a run has
 STANDARD = {"style": "block", "lexicon": "alien", "expr_depth": 2, "else_prob": 0.5, "depth": 10}
@@ -50,8 +53,9 @@ def item_task(item: Item) -> str:
     return task
 
 
-def item_cot(item: Item, settings: Any = None) -> bool:
-    return bool(item.meta.get("cot", getattr(settings, "cot", True)))
+def item_cot(item: Item, settings: RobogridSettings = DEFAULT_SETTINGS) -> bool:
+    """Whether the item asks for reasoning first: its own choice (a pool item), else the run's."""
+    return bool(item.meta.get("cot", settings.cot))
 
 
 def item_grammar(item: Item) -> Grammar:
@@ -76,10 +80,11 @@ def item_start(item: Item) -> State:
 # ------------------------------------------------------------------ verdicts
 
 
-def score_item(item: Item, outputs: Sequence[str], settings: Any = None, with_views: bool = True) -> Verdict:
+def score_item(item: Item, outputs: Sequence[str], settings: RobogridSettings = DEFAULT_SETTINGS,
+               with_views: bool = True) -> Verdict:
     task = item_task(item)
     text = outputs[-1] if outputs else ""
-    lenient = getattr(settings, "extract", STRICT) == LENIENT
+    lenient = settings.extract == LENIENT
     if task == "judge":
         return _score_judge(item, text, item_cot(item, settings), lenient, with_views)
     return _score_program(item, task, text, item_cot(item, settings), lenient, with_views)

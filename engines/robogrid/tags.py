@@ -61,8 +61,9 @@ from engines.robogrid.nodes import (
 )
 from engines.robogrid.parse import Positions
 from engines.robogrid.world import MAX_STEPS, Execution, State
+from engines.taxonomy import Taxonomy, format_violation, unparseable
 
-TAXONOMY: tuple[TagType, ...] = (
+TAXONOMY = Taxonomy((
     TagType("lexical_mapping_failure", "Lexical mapping failure",
             "Keywords left as terminal/rule names, or taken from a natural lexicon (or another lexicon) instead of "
             "this grammar's spellings (A.4.1 case 1).", "syntax"),
@@ -93,11 +94,11 @@ TAXONOMY: tuple[TagType, ...] = (
     TagType("ast_mismatch", "Other structural difference",
             "The tree differs from the gold in a way no other tag names (another action, item, branch...).",
             "semantics"),
-    TagType("unparseable", "Unparseable", "The output does not parse under the item's grammar (or has no "
+    unparseable("The output does not parse under the item's grammar (or has no "
             "VALID/INVALID).", "format"),
-    TagType("format_violation", "Format violation", "Extra prose, fences or markers around the answer.", "format"),
-)
-LABELS = {t.code: t.label for t in TAXONOMY}
+    format_violation("Extra prose, fences or markers around the answer.", "format"),
+))
+LABELS = TAXONOMY.labels
 CODES = tuple(t.code for t in TAXONOMY)
 
 ARITH_WORDS = frozenset({"plus", "add", "added", "sum", "times", "multiplied", "multiplied_by", "multiply", "mul",
@@ -110,8 +111,7 @@ NEAR_COPY_EDITS = 3
 SCAN_CHARS = 20_000  # the head of a failed reply that is read for tags (generated programs are < 10 KB)  # goal task: a reply this close to the reference solution is compared with it
 
 
-def tag(code: str, evidence: str) -> Tag:
-    return Tag(code, LABELS.get(code, code), evidence)
+tag = TAXONOMY.tag
 
 
 def _join(items: Sequence[str], limit: int = 3) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from engines.core import Item, View
+from engines.parsing import ParseFailure
 from engines.robogrid.compare import Edit, first_difference
 from engines.robogrid.grammars import Grammar
 from engines.robogrid.nodes import (
@@ -29,7 +30,7 @@ from engines.robogrid.nodes import (
     outline,
     statement_count,
 )
-from engines.robogrid.parse import Judgement, ParseFailure, Parsed, parse_code
+from engines.robogrid.parse import Judgement, Parsed, ProgramFailure, parse_code
 from engines.robogrid.world import Execution, State
 
 MAX_TREE_NODES = 400
@@ -189,7 +190,7 @@ def grammar_views(grammar: Grammar) -> list[View]:
             View("code", "Grammar (lark: Lark(text, parser='lalr'))", grammar.lark_source)]
 
 
-def failure_views(item: Item, text: str, failure: ParseFailure, grammar: Grammar, gold: Program,
+def failure_views(item: Item, text: str, failure: ProgramFailure, grammar: Grammar, gold: Program,
                   gold_run: Execution) -> list[View]:
     start = State.from_json(item.inputs.get("start") or {})
     expected = ", ".join(grammar.describe_terminal(n) for n in failure.expected[:10]) or "-"
@@ -223,3 +224,21 @@ def judge_views(item: Item, text: str, judged: Judgement | ParseFailure) -> list
                                                           f"{nesting_depth(candidate)}")
     return [View("key-value", "Summary", summary), parse_view, View("code", "Code to check", code),
             View("code", "Reply", text), *grammar_views(grammar)]
+
+
+# The report's metrics as the inspector labels them, the headline ones first: (name, label, unit,
+# headline). A name with ``{}`` stands for a family (one per split, task or setting); units:
+# fraction (0-1, shown as %), percent (already in %), score (0-1, shown as is), count, number.
+METRICS = (
+    ("accuracy", "accuracy", "fraction", True),
+    ("svr", "SVR", "fraction", True),
+    ("ber", "BER", "fraction", True),
+    ("scr", "SCR", "fraction", True),
+    ("cber", "CBER", "fraction", False),
+    ("cscr", "CSCR", "fraction", False),
+    ("{}_svr", "{} SVR", "fraction", False),
+    ("{}_ber", "{} BER", "fraction", False),
+    ("{}_scr", "{} SCR", "fraction", False),
+    ("{}_cber", "{} CBER", "fraction", False),
+    ("{}_cscr", "{} CSCR", "fraction", False),
+)

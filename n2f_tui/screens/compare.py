@@ -12,11 +12,13 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from n2f_tui.itemview import heading, output_parts
 from n2f_tui.render import safe_text
-from n2f_tui.widgets.detail import clipped, heading
+from n2f_tui.widgets.detail import FOLDED
 from n2f_tui.widgets.pane import Pane
 from n2f_tui.widgets.style import AUTO_CHIP, GLYPH, STATUS_STYLE, number, run_label
 from n2f_tui.widgets.vlist import VirtualList
+from sessions import api
 from sessions.store import RunStore
 
 
@@ -32,9 +34,21 @@ def status_cell(status: str | None) -> Text:
     return Text(f"{GLYPH.get(status, '?')} {status:<11}", style=STATUS_STYLE.get(status, ""))
 
 
+SUMMARY_LABELS = {"both_correct": "both correct", "only_a": "only A correct", "only_b": "only B correct",
+                  "neither": "neither", "unjudged": "unjudged", "different": "different"}
+
+
+def summary_line(summary: dict[str, int], unmatched: dict[str, int]) -> str:
+    """``300 items in both (23 only in A) · both correct 250 · …``: unmatched items are counted, never dropped."""
+    alone = [f"{n} only in {side}" for side, n in (("A", unmatched.get("only_in_a", 0)),
+                                                      ("B", unmatched.get("only_in_b", 0))) if n]
+    head = f"{summary.get('items', 0)} items in both" + (f" ({', '.join(alone)}, not compared)" if alone else "")
+    return " · ".join([head, *(f"{label} {summary.get(key, 0)}" for key, label in SUMMARY_LABELS.items())])
+
+
 class CompareScreen(Screen):
     DEFAULT_CSS = """
-    CompareScreen #cmp-head { height: auto; max-height: 4; padding: 0 1; background: $panel; }
+    CompareScreen #cmp-head { height: auto; max-height: 5; padding: 0 1; background: $panel; }
     CompareScreen #cmp-list { height: 1fr; border: round $panel-lighten-2; }
     CompareScreen #cmp-detail { height: 1fr; }
     CompareScreen #cmp-detail > Pane { width: 1fr; height: 1fr; padding: 0 0 0 1; }
@@ -56,6 +70,8 @@ class CompareScreen(Screen):
         self.different_only = False
         self.id_width = 4
         self.summary: dict[str, Any] = {}
+        self.unmatched: dict[str, int] = {}
+        self.differences: list[str] = []
         self.records_a: dict[int, dict[str, Any]] = {}
         self.records_b: dict[int, dict[str, Any]] = {}
 
@@ -68,11 +84,14 @@ class CompareScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        from sessions.compare import compare_runs, comparison_summary
+        from sessions.compare import compare_runs, comparison_summary, unmatched
+        from sessions.describe import run_differences
 
         self.rows = list(compare_runs(self.store_a, self.store_b))
-        self.id_width = min(28, max((len(str(r.id)) for r in self.rows), default=4))
+        self.id_width = max((len(str(r.id)) for r in self.rows), default=4)
         self.summary = dict(comparison_summary(self.rows))
+        self.unmatched = unmatched(self.store_a, self.store_b)
+        self.differences = run_differences(self.store_a.meta, self.store_b.meta)
         self.records_a = self.store_a.results()
         self.records_b = self.store_b.results()
         self.apply_filter()
@@ -94,7 +113,10 @@ class CompareScreen(Screen):
         text.append("   B ", style="bold")
         text.append_text(safe_text(f"{run_label(self.store_b.meta)} ({self.store_b.meta.get('model', '')})"))
         text.append("\n")
-        text.append_text(safe_text("  ".join(f"{k} {number(v)}" for k, v in self.summary.items()), style="dim"))
+        text.append_text(safe_text(summary_line(self.summary, self.unmatched), style="dim"))
+        text.append("\n")
+        text.append_text(safe_text("B differs from A: " + ("; ".join(self.differences) or "nothing recorded "
+                                                            "(same model, settings, templates and seed)")))
         self.query_one("#cmp-head", Static).update(text)
 
     def render_row(self, position: int) -> Text:
@@ -124,9 +146,9 @@ class CompareScreen(Screen):
                 chips.append_text(safe_text(f" {code} ", style=AUTO_CHIP))
                 chips.append(" ")
             parts.append(chips)
-        for output in (record or {}).get("outputs", []):
-            parts.append(heading("Output"))
-            parts.append(clipped(output))
+        outputs = list((record or {}).get("outputs", []))
+        if outputs:
+            parts += output_parts(outputs, api.item_steps(store, store.item(index), outputs), FOLDED)
         if record is None:
             parts.append(Text("(no result in this run)", style="dim"))
         return Group(*parts)

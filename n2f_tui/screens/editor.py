@@ -22,19 +22,20 @@ from textual.widgets import Footer, OptionList, Select, Static, TextArea
 from textual.widgets.option_list import Option
 
 from engines.core import EngineError, Tag
-from n2f_tui.render import safe_text
+from n2f_tui.itemview import heading, output_parts
+from n2f_tui.render import clipped, safe_text
 from n2f_tui.screens.base import AppScreen
 from n2f_tui.screens.dialogs import TextDialog
 from n2f_tui.state import RunState
-from n2f_tui.widgets.detail import char_diff, clipped, heading, live_output
+from n2f_tui.widgets.detail import FOLDED, live_output
 from n2f_tui.widgets.pane import Pane
 from n2f_tui.widgets.style import GLYPH, STATUS_STYLE, chips, number
 from sessions.errors import N2FError
 
 
 def outcome(title: str, status: str, scores: dict[str, Any], tags: list[Any], outputs: list[str],
-            error: str = "", against: str | None = None) -> Group:
-    """One attempt (or the stored result): status, scores, tags, outputs."""
+            steps: list[dict[str, Any]], error: str = "") -> Group:
+    """One attempt (or the stored result): status, scores, tags, outputs (a tool step's result summarised)."""
     parts: list[Any] = [heading(title)]
     line = Text()
     line.append(f"{GLYPH.get(status, '?')} {status}", style=f"bold {STATUS_STYLE.get(status, '')}")
@@ -49,18 +50,44 @@ def outcome(title: str, status: str, scores: dict[str, Any], tags: list[Any], ou
                 parts.append(clipped(f"  {tag.code}: {tag.evidence}", 400, 3))
     if error:
         parts.append(safe_text(f"error: {error}", style="yellow"))
-    for number_, output in enumerate(outputs or [], 1):
-        parts.append(Text(f"output {number_}", style="bold"))
-        if against is not None and number_ == 1:
-            parts.append(char_diff(output, against)[0])
-        else:
-            parts.append(clipped(output))
+    parts += output_parts(list(outputs or []), steps, FOLDED)
     if not outputs and not error:
         parts.append(Text("(no output)", style="dim"))
     return Group(*parts)
 
 
 STREAM_TICK = 0.1  # seconds between redraws of a streaming reply
+
+PROMPT_BLIND = {  # models whose reply does not depend on the prompt, and what it depends on instead
+    "sim": "the simulator answers from the gold, with errors drawn at random from the seed, item and attempt",
+    "oracle": "the oracle answers with the gold",
+    "replay": "replay answers with the recorded outputs",
+}
+
+
+def editor_head(item_id: str, template: str, model: str) -> Text:
+    """What is edited, whether the run's model reads the prompt at all, and what Ctrl+S and Ctrl+N do.
+
+    With a model that ignores the prompt, Ctrl+S (a new attempt: the simulator draws again)
+    and Ctrl+N (a new run with the original attempts: the same draws as the run) can
+    disagree with each other although neither saw the edit; the head says so.
+    """
+    kind = model.partition(":")[0]
+    head = Text()
+    head.append("Prompt editor  ", style="bold")
+    head.append_text(safe_text(f"item {item_id} · template {template!r} · model {model}"))
+    blind = PROMPT_BLIND.get(kind)
+    if blind:
+        head.append_text(safe_text(f"\n{model} does not read the prompt ({blind}): an edit cannot change "
+                                   "any outcome; use an openai: or local model to test a prompt.", style="bold yellow"))
+    again = {"sim": "a new random draw, so the reply may change though the prompt is not read",
+             "oracle": "the same gold answer", "replay": "the same recorded output"}.get(kind, "a new reply, never "
+                                                                                              "from the cache")
+    same = {"sim": "the run's own draws, so each item gets its original reply"}.get(kind, "")
+    head.append_text(safe_text(f"\nCtrl+S saves and re-runs this item as a new attempt ({again}) · Ctrl+N runs "
+                               f"the whole run with this template as a new run{f' ({same})' if same else ''} · "
+                               "Escape goes back (the edit is kept)", style="dim"))
+    return head
 
 
 class EditorScreen(AppScreen):
@@ -119,16 +146,12 @@ class EditorScreen(AppScreen):
         yield Footer()
 
     def on_mount(self) -> None:
-        head = Text()
-        head.append("Prompt editor  ", style="bold")
-        head.append_text(safe_text(f"item {self.item.id} · template {self.template_name!r}"))
-        head.append("\nCtrl+S saves and re-runs this item · Ctrl+N runs the whole run with it as a new run · "
-                    "Escape goes back (the edit is kept)", style="dim")
-        self.query_one("#ed-head", Static).update(head)
+        self.query_one("#ed-head", Static).update(editor_head(self.item.id, self.template_name,
+                                                              str(self.state.store.meta.get("model", ""))))
         record = self.state.record(self.index) or {}
         self.query_one("#ed-original", Pane).update(outcome(
             "Stored result", self.state.status(self.index), record.get("scores") or {}, record.get("tags") or [],
-            record.get("outputs") or [], record.get("error", "")))
+            record.get("outputs") or [], self.steps(record.get("outputs") or []), record.get("error", "")))
         self.query_one("#ed-attempt", Pane).update(Text("no attempt yet: edit the template, then Ctrl+S",
                                                           style="italic dim"))
         self.query_one(OptionList).border_title = "attempts"
@@ -180,7 +203,14 @@ class EditorScreen(AppScreen):
         number_ = self.attempts.index(attempt) + 1 if attempt in self.attempts else len(self.attempts)
         self.query_one("#ed-attempt", Pane).update(outcome(
             f"Attempt #{number_}", str(attempt.get("status", "?")), attempt.get("scores") or {},
-            attempt.get("tags") or [], attempt.get("outputs") or [], attempt.get("error") or ""))
+            attempt.get("tags") or [], attempt.get("outputs") or [], self.steps(attempt.get("outputs") or []),
+            attempt.get("error") or ""))
+
+    def steps(self, outputs: list[str]) -> list[dict[str, Any]]:
+        """Which outputs are model replies and which tool results (the kinds do not depend on the template)."""
+        from sessions.api import item_steps
+
+        return item_steps(self.state.store, self.item, outputs)
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         if event.option_index is not None and 0 <= event.option_index < len(self.attempts):

@@ -17,31 +17,23 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Footer, Header, Static
 
-from engines import get_engine
-from engines.core import EngineError, settings_fields
+from engines.core import EngineError
 from n2f_tui.render import safe_text
 from n2f_tui.screens.base import AppScreen
 from n2f_tui.screens.dialogs import ChoiceDialog, ConfirmDialog
-from n2f_tui.widgets.style import pct, run_label, settings_line
+from n2f_tui.widgets.style import pct, run_label
+from sessions.describe import describe_run
 from sessions.errors import N2FError
 from sessions.paths import runs_dir
 from sessions.store import RunStore, list_run_meta
 
-COLUMNS = ("run", "engine", "model", "settings", "progress", "accuracy", "date")
+COLUMNS = ("run", "engine", "model", "changes", "progress", "accuracy", "date")
 POLL_EVERY = 4  # ticks of half a second between looks at the runs folder
 
 
 def summarize(meta: dict[str, Any]) -> dict[str, Any]:
     """Done count and accuracy of a stored run (reads its result summaries only)."""
     return RunStore(Path(meta["_folder"])).summary()
-
-
-def engine_defaults(engine_name: str) -> dict[str, Any] | None:
-    try:
-        cls = get_engine(engine_name).settings_type
-    except EngineError:
-        return None
-    return {f.name: f.default for f in settings_fields(cls)}
 
 
 class HomeScreen(AppScreen):
@@ -122,7 +114,7 @@ class HomeScreen(AppScreen):
             safe_text(self.n2f.formats.run_label(meta), style="bold"),
             safe_text(meta.get("engine", "")),
             safe_text(meta.get("model", "")),
-            safe_text(settings_line(meta.get("settings", {}), engine_defaults(meta.get("engine", "")))),
+            safe_text(describe_run(meta).text),
             self.progress_cell(meta),
             self.accuracy_cell(meta),
             safe_text(self.n2f.formats.date(meta.get("created", ""))),
@@ -137,8 +129,8 @@ class HomeScreen(AppScreen):
             state = "paused" if job.paused else "running"
             return Text(f"{done}/{total} {state}", style="cyan")
         summary = self._summary(meta)
-        if summary is None:
-            return Text(f"…/{total} {meta.get('status', '')}", style="dim")
+        if summary is None:  # as wide as the count it stands for, so the column keeps its width
+            return Text(f"{'…':>{len(str(total))}}/{total} {meta.get('status', '')}", style="dim")
         text = Text(f"{summary['done']}/{total} {meta.get('status', '')}")
         if summary["errors"]:
             text.append(f" ({summary['errors']} err)", style="yellow")
@@ -173,8 +165,8 @@ class HomeScreen(AppScreen):
         if meta is None:
             return
         try:
-            table.update_cell(run_id, "progress", self.progress_cell(meta))
-            table.update_cell(run_id, "accuracy", self.accuracy_cell(meta))
+            table.update_cell(run_id, "progress", self.progress_cell(meta), update_width=True)
+            table.update_cell(run_id, "accuracy", self.accuracy_cell(meta), update_width=True)
         except Exception:  # the row went away (deleted) meanwhile
             pass
 
@@ -221,7 +213,11 @@ class HomeScreen(AppScreen):
         text.append_text(safe_text(f"{meta.get('engine')} · {meta.get('model')} · seed {meta.get('seed')} · "
                                    f"{meta.get('total')} items · {meta.get('status')}"))
         text.append("\n")
-        text.append_text(safe_text(settings_line(meta.get("settings", {})), style="dim"))
+        description = describe_run(meta)
+        text.append_text(safe_text(f"changes: {description.text}"
+                                   + (f" · forked from {description.forked_from}" if description.forked_from else "")))
+        text.append("\n")
+        text.append_text(safe_text(" ".join(f"{k}={v}" for k, v in meta.get("settings", {}).items()), style="dim"))
         group = meta.get("group")
         if group:
             members = [m for m in self.metas if m.get("group") == group]
@@ -312,7 +308,7 @@ class HomeScreen(AppScreen):
         if not others:
             self.notify("no other run of the same engine to compare with", severity="warning")
             return
-        choices = [(m["id"], f"{run_label(m)}  {m.get('model')}  {settings_line(m.get('settings', {}))}") for m in others]
+        choices = [(m["id"], f"{run_label(m)}  {m.get('model')}  {describe_run(m).text}") for m in others]
 
         def chosen(other: str | None) -> None:
             if other:

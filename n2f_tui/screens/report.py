@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Group, RenderableType
-from rich.table import Table as RichTable
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -19,9 +18,10 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from engines.core import EngineError, Report, Table
+from n2f_tui.figures import render_report_head
 from n2f_tui.render import render_bars, render_paper, render_report_tables, safe_text
 from n2f_tui.widgets.pane import Pane
-from n2f_tui.widgets.style import number, pct, run_label, settings_line, usage_line
+from n2f_tui.widgets.style import run_label
 from sessions import api
 from sessions.errors import N2FError
 from sessions.store import RunStore
@@ -40,9 +40,13 @@ def as_number(cell: Any) -> float | None:
         return None
 
 
+# the review's tables: bars of the final counts would repeat the error-type table's, bars of tp/fp/fn mean nothing
+NOT_CHARTED = ("Review", "Tagger quality")
+
+
 def table_chart(table: Table) -> RenderableType | None:
     """Bars for one report table, or None when it has nothing to chart."""
-    if len(table.rows) < 2 or len(table.columns) < 2:
+    if len(table.rows) < 2 or len(table.columns) < 2 or table.name in NOT_CHARTED:
         return None
     numeric = [c for c in range(1, len(table.columns))
                if all(as_number(row[c]) is not None for row in table.rows if c < len(row))
@@ -56,27 +60,9 @@ def table_chart(table: Table) -> RenderableType | None:
     return render_bars(f"{table.name}: {table.columns[column]} by {table.columns[0]}", series, unit, width=30)
 
 
-def summary_table(summary: dict[str, Any]) -> RichTable:
-    head = RichTable.grid(padding=(0, 2))
-    head.add_column(style="bold")
-    head.add_column()
-    counts = ", ".join(f"{k} {v}" for k, v in summary["counts"].items() if v)
-    head.add_row("run", safe_text(run_label({"id": summary["run"], "name": summary.get("name")})))
-    head.add_row("engine", safe_text(summary["engine"]))
-    head.add_row("model", safe_text(summary["model"]))
-    head.add_row("settings", safe_text(settings_line(summary.get("settings", {}))))
-    head.add_row("items", safe_text(f"{summary['n']} ({counts})"))
-    head.add_row("accuracy", pct(summary["accuracy"]))
-    usage = summary.get("usage") or {}
-    if usage.get("total_tokens"):
-        head.add_row("usage", safe_text(usage_line(usage["prompt_tokens"], usage["completion_tokens"], usage["cost"])))
-    metrics = "  ".join(f"{k} {number(v)}" for k, v in summary.get("metrics", {}).items())
-    head.add_row("metrics", safe_text(metrics))
-    return head
-
-
 def report_renderable(report: Report, summary: dict[str, Any]) -> RenderableType:
-    parts: list[RenderableType] = [summary_table(summary), Text("")]
+    run = run_label({"id": summary["run"], "name": summary.get("name")})
+    parts: list[RenderableType] = [render_report_head(summary, run), Text("")]
     charted = False
     for table in report.tables:
         chart = table_chart(table)

@@ -30,16 +30,18 @@ from textual.binding import Binding
 from textual.containers import Container
 from textual.widgets import Footer
 
-from engines.core import ItemResult, RunResults, Tag, settings_fields
+from engines.core import ItemResult, RunResults, Tag
 from n2f_tui.render import safe_text
 from n2f_tui.screens.base import AppScreen
 from n2f_tui.screens.dialogs import ChoiceDialog, ConfirmDialog, TextDialog
 from n2f_tui.state import RunState
 from n2f_tui.widgets.detail import DetailView
+from n2f_tui.widgets.idcolumn import IdColumn
 from n2f_tui.widgets.progress import RunHeader, progress_text
 from n2f_tui.widgets.style import AUTO_CHIP, GLYPH, MANUAL_CHIP, STATUS_STYLE
 from n2f_tui.widgets.vlist import VirtualList
 from sessions import api
+from sessions.describe import describe_run
 from sessions.errors import N2FError
 from sessions.store import RunStore
 
@@ -47,8 +49,6 @@ TICK = 0.25
 STREAM_TICK = 0.1  # seconds between redraws of the focused item's reply while it streams
 METRICS_EVERY = 2.0
 BULK_READ = 500  # more changed records than this: one pass over the log beats one read each
-
-
 def engine_metrics(state: RunState, cache: dict[int, tuple[int, ItemResult]]) -> dict[str, Any]:
     """The engine's report metrics over the results so far (pure: runs in a thread).
 
@@ -90,7 +90,7 @@ class RunScreen(AppScreen):
         Binding("k", "cursor(-1)", "Previous", show=False),
         Binding("g", "first", "First item", show=False),
         Binding("G", "last", "Last item", show=False),
-        Binding("n", "wrong(1)", "Next wrong"),
+        Binding("n", "wrong(1)", "Wrong", tooltip="Next wrong item (p: the previous one)"),
         Binding("p", "wrong(-1)", "Prev wrong", show=False),
         Binding("slash", "search", "Search"),
         Binding("f", "filter", "Filter"),
@@ -98,8 +98,12 @@ class RunScreen(AppScreen):
         Binding("t", "tag_add", "Tag"),
         Binding("x", "tag_remove", "Untag", show=False),
         Binding("a", "accept", "Accept", tooltip="Accept the automatic tags as reviewed, then the next item"),
+        Binding("d", "done", "Done", tooltip="Done: mark the item reviewed with its labels, then the next "
+                "item not yet reviewed"),
+        Binding("b", "blind", "Blind on/off (hide automatic tags)", show=False),
         Binding("m", "note", "Note", show=False),
         Binding("z", "zoom", "Zoom", tooltip="Zoom: the focused pane fills the screen (z or Escape restores)"),
+        Binding("o", "expand", "Show all / fold", show=False),
         Binding("e", "edit", "Edit prompt", show=False),
         Binding("space", "pause", "Pause/continue", show=False),
         Binding("c", "cancel_run", "Cancel run", show=False),
@@ -118,7 +122,9 @@ class RunScreen(AppScreen):
         self.run_id = run_id
         job = self.n2f.jobs.get(run_id)
         store = job.store if job is not None else RunStore.open(run_id)
-        self.state = RunState(store)
+        self.state = RunState(store, annotator=self.n2f.annotator, blind=self.n2f.blind)
+        if self.state.blind and self.state.study:
+            self.state.set_filter("study")
         gc.freeze()  # the run's items and records live as long as the screen: keep them out of GC passes
         if job is not None:
             job.drain()  # already in store.results()
@@ -127,8 +133,8 @@ class RunScreen(AppScreen):
         self._metrics_at = 0.0
         self._metrics_every = METRICS_EVERY
         self._metrics_cache: dict[int, tuple[int, ItemResult]] = {}
-        self.defaults = {f.name: f.default for f in settings_fields(self.state.engine.settings_type)}
-        self._id_width = min(28, max(map(len, self.state.ids), default=4))
+        self.description = describe_run(store.meta).text
+        self._ids = IdColumn.of(self.state.ids, [t.code for t in self.state.engine.taxonomy()])
         self._live_drawn: tuple[Any, ...] | None = None
         self._live_detail: Any = None
         self._scoring: tuple[int, int] | None = None  # the (index, version) a worker re-scores for the detail
@@ -196,20 +202,25 @@ class RunScreen(AppScreen):
         return (index, self.state.versions.get(index, 0))
 
     def render_row(self, position: int) -> Text:
+        """Glyph, id (``IdColumn``), list score, tag chips: only whole chips, the rest counted as ``+N``."""
         state = self.state
         index = state.order[position]
         status = state.status(index)
+        width = self.vlist.scrollable_content_region.width or self.vlist.size.width
         text = Text()
         text.append(GLYPH.get(status, "?") + " ", style=STATUS_STYLE.get(status, ""))
-        text.append_text(safe_text(state.ids[index][: self._id_width].ljust(self._id_width)))
+        text.append_text(safe_text(self._ids.text(state.ids[index], self._ids.width(width))))
         score = state.main_score(index)
         text.append(" " + ("    -" if score is None else f"{score:5.2f}") + " ", style="dim")
         tags = state.tags(index)
-        for tag in tags.auto:
-            text.append_text(safe_text(f" {tag.code} ", style=AUTO_CHIP))
-            text.append(" ")
-        for code in tags.manual:
-            text.append_text(safe_text(f" {code} ", style=MANUAL_CHIP))
+        chips = [(tag.code, AUTO_CHIP) for tag in tags.auto] + [(code, MANUAL_CHIP) for code in tags.manual]
+        reviewed = 1 if tags.reviewed else 0
+        for shown, (code, chip_style) in enumerate(chips):
+            left = len(chips) - shown - 1
+            if text.cell_len + len(code) + 3 + reviewed + (len(f"+{left}") if left else 0) > width:
+                text.append(f"+{len(chips) - shown}", style="bold")
+                break
+            text.append_text(safe_text(f" {code} ", style=chip_style))
             text.append(" ")
         if tags.reviewed:
             text.append("✔", style="green")
@@ -218,6 +229,10 @@ class RunScreen(AppScreen):
     def update_list_title(self) -> None:
         state = self.state
         parts = [f"{len(state.order)} items"]
+        if state.study:
+            done, total = state.study_progress()
+            parts.append(f"study {done}/{total}")
+        parts.append(("blind · " if state.blind else "") + f"labels of {state.annotator}")
         if state.filter != "all":
             parts.append(f"filter {state.filter}")
         if state.query:
@@ -235,8 +250,15 @@ class RunScreen(AppScreen):
         job = self.job
         self.query_one(RunHeader).update(progress_text(
             self.state.store.meta, self.state.counts(), self.state.total, self.status_word(),
-            live=job.progress if job is not None else None, metrics=self.metrics, defaults=self.defaults,
+            live=job.progress if job is not None else None, metrics=self.shown_metrics(), description=self.description,
             usage=self.state.usage, price=self.price, formats=self.n2f.formats))
+
+    def shown_metrics(self) -> dict[str, Any]:
+        """The header's metrics; in blind mode without those named after a tag (rgp's profile counts)."""
+        if not self.state.blind:
+            return self.metrics
+        codes = set(self.state.labels())
+        return {k: v for k, v in self.metrics.items() if k not in codes}
 
     def show_current(self) -> None:
         """Draw the item under the cursor from what is stored; its re-scoring goes to a worker.
@@ -414,6 +436,10 @@ class RunScreen(AppScreen):
     def action_scroll_detail(self, lines: int) -> None:
         self.query_one(DetailView).scroll_by(lines)
 
+    def action_expand(self) -> None:
+        """Every table row, tree node, tool result and gold value whole in the detail, or folded again."""
+        self.query_one(DetailView).toggle_expanded()
+
     def action_search(self) -> None:
         """A new search: the field starts empty (the current search is named in the title), so
         Enter never re-applies an old query unseen; Enter on an empty field clears the search."""
@@ -504,11 +530,32 @@ class RunScreen(AppScreen):
         index = self.current
         if index is None:
             return
+        if self.state.blind:
+            self.notify("blind: d marks the item done with your labels and moves on", timeout=2)
+            return
         self.state.accept(index)
         cursor = self.vlist.cursor
         self.after_annotation(index, "automatic tags accepted as reviewed")
         if self.current == index:  # still listed (else the next item is under the cursor already)
             self.move_to(min(cursor + 1, self.vlist.count - 1))
+
+    def action_done(self) -> None:
+        """Mark the item done with the labels it has now, and move to the next item not yet reviewed."""
+        index = self.current
+        if index is None:
+            return
+        if not self.state.reviewed(index):
+            self.state.accept(index)
+        position = self.state.next_unlabelled(self.vlist.cursor)
+        target = self.state.order[position] if position is not None else index
+        self.after_annotation(target, "done" if position is not None else "done: every item shown is reviewed")
+        self.move_to(self.state.order.index(target) if target in self.state.order else self.vlist.cursor)
+
+    def action_blind(self) -> None:
+        self.state.set_blind(not self.state.blind)
+        self.n2f.blind = self.state.blind  # the home screen follows
+        self.relist()
+        self.notify("blind: automatic tags hidden" if self.state.blind else "automatic tags shown", timeout=1.5)
 
     def action_note(self) -> None:
         index = self.current
@@ -524,7 +571,8 @@ class RunScreen(AppScreen):
 
     def after_annotation(self, index: int, message: str) -> None:
         self.vlist.refresh_rows()
-        if self.state.filter in ("annotated", "unreviewed") or self.state.filter.startswith("tag:"):
+        self.update_list_title()
+        if self.state.filter in ("annotated", "unreviewed", "unlabelled") or self.state.filter.startswith("tag:"):
             self.relist(keep=index)
         self.show_current()
         self.notify(message, timeout=1.5, markup=False)
@@ -575,22 +623,27 @@ class RunScreen(AppScreen):
     def action_agreement(self) -> None:
         from n2f_tui.screens.agreement import AgreementScreen
 
+        if self.n2f.refuses_in_blind("agreement view"):
+            return
+
         def jump(item_id: str | None) -> None:
             if item_id:
                 self.jump_to(item_id)
 
-        self.app.push_screen(AgreementScreen(self.state.store), jump)
+        self.app.push_screen(AgreementScreen(self.state.store, self.state.annotator), jump)
 
     def action_compare(self) -> None:
         from sessions.store import list_run_meta
-        from n2f_tui.widgets.style import run_label, settings_line
+        from n2f_tui.widgets.style import run_label
 
+        if self.n2f.refuses_in_blind("comparison"):
+            return
         others = [m for m in reversed(list_run_meta())
                   if m["id"] != self.run_id and m.get("engine") == self.state.store.meta.get("engine")]
         if not others:
             self.notify("no other run of the same engine to compare with", severity="warning")
             return
-        choices = [(m["id"], f"{run_label(m)}  {m.get('model')}  {settings_line(m.get('settings', {}))}") for m in others]
+        choices = [(m["id"], f"{run_label(m)}  {m.get('model')}  {describe_run(m).text}") for m in others]
 
         def chosen(other: str | None) -> None:
             if other:

@@ -1,16 +1,15 @@
 """One item in full: prompt, raw output, gold, diff, parsed structure and every engine view.
 
-Rendered generically from ``sessions.api.ItemDetail``: views of kind ``tree`` are the
-parsed structure, views of kind ``diff`` are drawn as a character diff of output
-against gold, and every other view goes through ``n2f_tui.render.render_view``. Model
-text only ever enters as ``safe_text`` (control characters shown, never markup) and is
-cut at a few thousand lines so a runaway reply cannot stall the screen.
+Rendered generically from ``sessions.api.ItemDetail`` by ``n2f_tui.itemview``: views of
+kind ``diff`` are drawn as a character diff of output against gold beside the output.
+Folded (until ``expanded`` is set), long tables, trees and tool results show their head
+and say how much more there is; model text is always cut at a few hundred lines so a
+runaway reply cannot stall the screen.
 """
 
 from __future__ import annotations
 
 import difflib
-import json
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -19,35 +18,15 @@ from textual.app import ComposeResult
 from textual.containers import Container
 
 from engines.core import View
-from n2f_tui.render import render_view, safe_text
+from n2f_tui.itemview import Extent, gold_parts, heading, output_parts, prompt_parts, view_parts
+from n2f_tui.render import MAX_LINES, Fold, clipped, safe_text
 from n2f_tui.state import ItemTags
 from n2f_tui.widgets.pane import Pane
 from n2f_tui.widgets.style import GLYPH, STATUS_STYLE, chips, number
 
-MAX_CHARS = 20_000
-MAX_LINES = 400
 MAX_DIFF = 4_000
-
-
-def heading(title: str) -> Text:
-    return Text(f" {title} ", style="bold reverse")
-
-
-def clipped(value: Any, max_chars: int = MAX_CHARS, max_lines: int = MAX_LINES) -> Text:
-    """Model text made harmless and cut to a size a terminal pane can lay out quickly."""
-    raw = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=1)
-    note = ""
-    if len(raw) > max_chars:
-        note = f"… cut: {len(raw) - max_chars:,} more characters"
-        raw = raw[:max_chars]
-    lines = raw.split("\n")
-    if len(lines) > max_lines:
-        note = f"… cut: {len(lines) - max_lines:,} more lines" + (f"; {note[6:]}" if note else "")
-        raw = "\n".join(lines[:max_lines])
-    text = safe_text(raw)
-    if note:
-        text.append("\n" + note, style="italic yellow")
-    return text
+FOLDED = Extent(Fold(rows=20, lines=MAX_LINES, hint="o shows all"))
+EXPANDED = Extent(None)
 
 
 def char_diff(left: str, right: str) -> tuple[Text, Text]:
@@ -84,15 +63,6 @@ def live_output(live: Any) -> Group:
     parts.append(Text(f"{live.tokens} token{'s' if live.tokens != 1 else ''}{rate}", style="italic cyan"))
     parts.append(clipped(live.text) if live.tokens else Text("waiting for the first token…", style="dim"))
     return Group(*parts)
-
-
-def bounded(view: View) -> View:
-    """A text view cut to what a pane shows (views may carry the whole raw output)."""
-    if view.kind in ("text", "code") and isinstance(view.data, str):
-        if len(view.data) > MAX_CHARS or view.data.count("\n") > MAX_LINES:
-            lines = view.data[:MAX_CHARS].split("\n")[:MAX_LINES]
-            return View(view.kind, view.title, "\n".join(lines) + "\n… (cut)")
-    return view
 
 
 def diff_view(view: View) -> RenderableType:
@@ -137,6 +107,18 @@ def head_text(detail: Any, tags: ItemTags, position: str, score_key: str) -> Tex
     return text
 
 
+def without_codes(view: View, codes: set[str]) -> View:
+    """A table or key-value view without the rows named after one of ``codes`` (blind mode hides tags)."""
+    if not codes:
+        return view
+    if view.kind == "table" and isinstance(view.data, dict):
+        rows = [r for r in view.data.get("rows", []) if not (r and str(r[0]) in codes)]
+        return View(view.kind, view.title, {**view.data, "rows": rows})
+    if view.kind == "key-value" and isinstance(view.data, list):
+        return View(view.kind, view.title, [pair for pair in view.data if str(pair[0]) not in codes])
+    return view
+
+
 class DetailView(Container):
     """The highlighted item: three panes side by side when wide, one stacked pane when narrow."""
 
@@ -156,6 +138,7 @@ class DetailView(Container):
         super().__init__(id=id)
         self.shown: tuple[int, int] | None = None  # (item index, version) on screen
         self._last: tuple[Any, ...] | None = None
+        self.expanded = False  # every part whole (``o``), or long parts folded
         self._views_of: Any = None  # the detail whose views the views pane shows
         self._columns_of: Any = None  # the detail the prompt and output columns show
         self._painted: tuple[int, int] | None = None  # the item shown once it has been painted
@@ -270,55 +253,42 @@ class DetailView(Container):
         for pane in self.query("#detail-cols > Pane"):
             pane.scroll_relative(y=lines, animate=False)
 
-    @staticmethod
-    def _prompt(detail: Any) -> RenderableType:
-        parts: list[RenderableType] = []
-        for step in detail.prompts:
-            for message in step.get("messages", []):
-                parts.append(heading(f"Prompt: {step.get('step', '')} ({message.get('role', '')})"))
-                parts.append(clipped(message.get("content", ""), 40_000, 2_000))
-        if not parts:
-            parts.append(Text("(no prompt)", style="dim"))
-        return Group(*parts)
+    @property
+    def extent(self) -> Extent:
+        return EXPANDED if self.expanded else FOLDED
 
-    @staticmethod
-    def _output(detail: Any) -> RenderableType:
-        parts: list[RenderableType] = []
+    def toggle_expanded(self) -> None:
+        """Show every row, node and tool result whole, or fold them again; the item shown is redrawn."""
+        self.expanded = not self.expanded
+        if self._last is not None:
+            self.shown = self._views_of = None
+            self.show(*self._last)
+
+    def _prompt(self, detail: Any) -> RenderableType:
+        return Group(*prompt_parts(detail, self.extent))
+
+    def _output(self, detail: Any) -> RenderableType:
         outputs = (detail.record or {}).get("outputs") or []
-        for number_, output in enumerate(outputs, 1):
-            parts.append(heading(f"Output {number_}" if len(outputs) > 1 else "Output (raw)"))
-            parts.append(clipped(output))
+        parts = output_parts(outputs, detail.prompts, self.extent)
         if not outputs:
             parts.append(heading("Output"))
             parts.append(Text("(no output yet)" if detail.record is None else "(no output)", style="dim"))
-        parts += DetailView._gold(detail)
+        parts += self._gold(detail)
         verdict = detail.verdict
         for view in verdict.views if verdict else []:
             if view.kind == "diff":
                 parts.append(diff_view(view))
         return Group(*parts)
 
-    @staticmethod
-    def _gold(detail: Any) -> list[RenderableType]:
-        parts: list[RenderableType] = [heading("Gold")]
-        for key, value in detail.item.gold.items():
-            parts.append(safe_text(f"{key}:", style="bold"))
-            parts.append(clipped(value, 8_000, 200))
-        return parts
+    def _gold(self, detail: Any) -> list[RenderableType]:
+        return gold_parts(detail.item.gold, self.extent)
 
-    @staticmethod
-    def _views(detail: Any) -> RenderableType:
+    def _views(self, detail: Any) -> RenderableType:
+        """The verdict's views, without the rows named after a code blind mode hides."""
         verdict = detail.verdict
         if verdict is None:
             waiting = "scoring…" if detail.needs_scoring else "(not scored yet)"
             return Group(heading("Views"), Text(waiting, style="italic" if detail.needs_scoring else "dim"))
-        trees = [v for v in verdict.views if v.kind == "tree"]
-        others = [v for v in verdict.views if v.kind not in ("tree", "diff")]
-        parts: list[RenderableType] = []
-        if trees:
-            parts.append(heading("Parsed structure"))
-            parts += [render_view(bounded(v)) for v in trees]
-        if others:
-            parts.append(heading("Engine views"))
-            parts += [render_view(bounded(v)) for v in others]
+        hidden = self._last[1].hidden if self._last is not None else set()
+        parts = view_parts([without_codes(v, hidden) for v in verdict.views], self.extent)
         return Group(*parts) if parts else Text("(no views)", style="dim")

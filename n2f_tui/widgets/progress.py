@@ -1,4 +1,5 @@
-"""The run header: what the run is, how far it got, how fast, and its headline metrics."""
+"""The run header: what the run is and how it differs from the defaults, how far it got, how fast,
+and the engine's headline metrics (labelled, one unit each; the report has the rest)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
+from n2f_tui.figures import headline_line
 from n2f_tui.render import safe_text
-from n2f_tui.widgets.style import LIVE, STATUS_STYLE, Formats, number, pct, settings_line, usage_line
+from n2f_tui.widgets.style import LIVE, STATUS_STYLE, Formats, pct, usage_line
 
 BAR = 24
 
@@ -23,14 +25,15 @@ def bar(done: int, total: int, width: int = BAR) -> Text:
 
 
 def progress_text(meta: dict[str, Any], counts: dict[str, int], total: int, status: str, live: Any = None,
-                  metrics: dict[str, Any] | None = None, defaults: dict[str, Any] | None = None,
+                  metrics: dict[str, Any] | None = None, description: str = "defaults",
                   usage: Any = None, price: Any = None, formats: Formats = LIVE) -> Text:
     """Three lines: the run, the progress and tokens, the metrics (``live``: the runner's Progress;
-    ``usage``: a ``sessions.usage.Usage``, shown once there are tokens, with the cost given a ``price``)."""
+    ``description``: what differs from the defaults (``sessions.describe``); ``usage``: a
+    ``sessions.usage.Usage``, shown once there are tokens, with the cost given a ``price``)."""
     text = Text()
     text.append_text(safe_text(formats.run_label(meta), style="bold"))
     text.append_text(safe_text(f"  {meta.get('engine', '')} · {meta.get('model', '')} · "
-                               f"{settings_line(meta.get('settings', {}), defaults)}", style="dim"))
+                               f"{description}", style="dim"))
     text.append("  ")
     text.append(status, style="bold " + {"running": "cyan", "paused": "yellow", "finished": "green",
                                          "cancelled": "yellow", "incomplete": "yellow",
@@ -50,10 +53,9 @@ def progress_text(meta: dict[str, Any], counts: dict[str, int], total: int, stat
     judged = sum(counts.get(k, 0) for k in ("correct", "wrong", "unparseable"))
     text.append("\n")
     text.append(f"accuracy {pct(counts.get('correct', 0) / judged if judged else None)}", style="bold")
-    for key, value in (metrics or {}).items():
-        if key == "accuracy":
-            continue
-        text.append_text(safe_text(f"  {key} {number(value)}"))
+    headline = headline_line(str(meta.get("engine", "")), metrics or {}, skip=("accuracy",))
+    if headline:
+        text.append_text(safe_text(f"  {headline}"))
     return text
 
 

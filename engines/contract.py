@@ -1,0 +1,168 @@
+"""The engine contract: one typed object per benchmark family, the same operations for all.
+
+An engine subclasses ``Engine[S]`` with ``S`` its frozen settings dataclass and fills in
+the abstract operations; the base class adds what every family shares (the model
+parameters, the shared reply tags, the lenient reading riding along the strict verdict). Registration is one line in ``engines/__init__.py``; the contract test
+checks every registered engine against this class, so a new family is added by filling
+in one object, never by naming modules.
+
+Every operation is pure and deterministic. An engine imports its heavy modules (Z3, lark,
+pyoxigraph) inside the operations that need them, so that listing the engines stays cheap.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar, Generic, Mapping, Protocol, Sequence, TypeVar
+
+from engines import replies
+from engines.core import LENIENT, STRICT, Item, Message, Report, RunResults, SimOptions, Step, TagType, Verdict, View
+
+
+class ModelSettings(Protocol):
+    """What every engine's settings hold for its model steps."""
+
+    @property
+    def temperature(self) -> float: ...
+
+    @property
+    def max_tokens(self) -> int: ...
+
+
+S = TypeVar("S", bound=ModelSettings)
+
+
+class Engine(ABC, Generic[S]):
+    """One benchmark family, generic over its settings dataclass ``S``."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    settings_type: type[S]
+    main_score: ClassVar[str]  # the per-item score compared between runs: dedc "correct", compost "f1"
+    tools: ClassVar[tuple[str, ...]] = ()  # sessions tools its tool steps use (rgp "python_sandbox")
+    model_steps: ClassVar[int] = 1  # model calls per item: a per-item reply budget is split across them
+    report_reads_outputs: ClassVar[bool] = False  # report() reads ItemResult.outputs (tool results)
+    reply_tag_map: ClassVar[Mapping[str, str]] = {}  # shared reply code -> this engine's code for it
+
+    # ---------------------------------------------------------- what each engine fills in
+
+    @abstractmethod
+    def items(self, settings: S, seed: int) -> Sequence[Item]:
+        """Build (or load) the items for these settings (a lazy sequence for large official files)."""
+
+    @abstractmethod
+    def templates(self, settings: S) -> dict[str, str]:
+        """Default prompt templates by name (editable by the user)."""
+
+    @abstractmethod
+    def next_step(self, item: Item, settings: S, outputs: Sequence[str],
+                  templates: Mapping[str, str] | None = None) -> Step | None:
+        """The next call to make given the outputs so far, or None when the item is done."""
+
+    @abstractmethod
+    def judge(self, item: Item, outputs: Sequence[str], settings: S, with_views: bool) -> Verdict:
+        """The engine's own verdict on one item's outputs, read as ``settings.extract`` says."""
+
+    @abstractmethod
+    def taxonomy(self) -> list[TagType]:
+        """The engine's own error taxonomy (what its simulator can inject); the shared reply
+        tags are ``engines.replies.TAXONOMY``."""
+
+    @abstractmethod
+    def simulate(self, item: Item, step: Step, outputs: Sequence[str], options: SimOptions, rng_seed: int) -> str:
+        """A simulated model reply: the gold answer, or with an injected error of the taxonomy."""
+
+    @abstractmethod
+    def oracle(self, item: Item, step: Step, outputs: Sequence[str]) -> str:
+        """The gold reply for this step."""
+
+    @abstractmethod
+    def report(self, run: RunResults, against: Sequence[RunResults] = ()) -> Report:
+        """The run in the paper's tables and the headline metrics, saying how replies were read
+        (``with_extraction`` says it for an engine whose tables do not)."""
+
+    @abstractmethod
+    def list_score(self, status: str, scores: Mapping[str, float]) -> float | None:
+        """The one number the inspector's list shows and sorts by, in [0, 1]; None when the
+        item has none (not scored). Monotone with the status: a wrong item of this engine
+        never scores above a correct one."""
+
+    # -------------------------------------------------------------------- shared by all
+
+    def model_params(self, settings: S) -> dict[str, Any]:
+        """The sampling parameters every model step sends (recorded in the run for reproduction)."""
+        return {"temperature": settings.temperature, "max_tokens": settings.max_tokens}
+
+    def model_step(self, name: str, prompt: str, settings: S, system: str = "") -> Step:
+        """The model step built from template ``name``: ``prompt`` as the user's message (after
+        ``system`` when given), with the run's sampling parameters."""
+        messages = ((Message("system", system),) if system else ()) + (Message("user", prompt),)
+        return Step(name=name, messages=messages, params=self.model_params(settings), template=name)
+
+    def score(self, item: Item, outputs: Sequence[str], settings: S | None = None, with_views: bool = True,
+              finish_reasons: Sequence[str] = (), templates: Mapping[str, str] | None = None) -> Verdict:
+        """The verdict plus the shared reply tags of its model steps; views only when asked.
+
+        ``settings`` default to the engine's defaults (``n2f score`` without ``-s``).
+
+        ``finish_reasons`` are the backend's, per step (tool steps have ""); ``templates``
+        are the run's, so that an echo is compared with the prompt the model really saw.
+        They inform the reply tags, never the status.
+        """
+        if settings is None:
+            settings = self.settings_type()
+        verdict = self._strict_with_lenient(item, outputs, settings, with_views)
+        known = {(t.code, t.evidence) for t in verdict.tags}
+        labels = {t.code: t.label for t in self.taxonomy()}
+        for tag in replies.reply_tags(self._model_replies(item, outputs, settings, finish_reasons, templates),
+                                      self.reply_tag_map, labels):
+            if (tag.code, tag.evidence) not in known:
+                verdict.tags.append(tag)
+        return verdict
+
+    def _strict_with_lenient(self, item: Item, outputs: Sequence[str], settings: S, with_views: bool) -> Verdict:
+        """The strict verdict; with ``extract=lenient`` the lenient one rides along as
+        ``lenient_correct`` / ``lenient_<main score>`` and its views, never as the status."""
+        if getattr(settings, "extract", STRICT) != LENIENT:
+            return self.judge(item, outputs, settings, with_views)
+        verdict = self.judge(item, outputs, dataclasses.replace(settings, extract=STRICT), with_views)
+        lenient = self.judge(item, outputs, settings, with_views)
+        verdict.scores["lenient_correct"] = float(lenient.correct)
+        verdict.scores[f"lenient_{self.main_score}"] = float(lenient.scores.get(self.main_score, 0.0))
+        if lenient.status != verdict.status or lenient.scores != {k: v for k, v in verdict.scores.items()
+                                                                  if not k.startswith("lenient_")}:
+            verdict.views += [View(v.kind, f"lenient reading: {v.title}", v.data) for v in lenient.views]
+        return verdict
+
+    def _model_replies(self, item: Item, outputs: Sequence[str], settings: S, finish_reasons: Sequence[str],
+                       templates: Mapping[str, str] | None) -> list[replies.Reply]:
+        """Each model step's reply with the prompt it answered (tool steps' outputs are not replies)."""
+        found = []
+        for index, text in enumerate(outputs):
+            step = self.next_step(item, settings, outputs[:index], templates)
+            if step is None:
+                break
+            if step.kind != "model":
+                continue
+            prompt = "\n".join(m.content for m in step.messages)
+            reason = finish_reasons[index] if index < len(finish_reasons) else ""
+            found.append(replies.Reply(text, prompt, reason))
+        return found
+
+
+def with_extraction(report: Report, run: RunResults) -> Report:
+    """The report says how replies were read; a lenient run also gets its lenient accuracy,
+    named apart from the paper's figures (which count the strict verdicts)."""
+    mode = getattr(run.settings, "extract", None)
+    if mode is None:
+        return report
+    if mode == STRICT:
+        report.notes.append("extract=strict: replies are read as the paper's authors read them")
+        return report
+    judged = [r for r in run.results if r.status != "error"]
+    lenient = [r.scores.get("lenient_correct", float(r.status == "correct")) for r in judged]
+    report.metrics["lenient_accuracy"] = sum(lenient) / len(lenient) if lenient else 0.0
+    report.notes.append("extract=lenient: lenient_accuracy also reads answers set off from prose; statuses and "
+                        "the paper's metrics count the strict reading")
+    return report

@@ -1,0 +1,122 @@
+"""A report's head and metrics as a person reads them: a label, one unit per number, the headline ones first.
+
+Each engine's ``views.py`` may name its metrics in ``METRICS`` (name or ``{}`` family, label,
+unit, headline); a metric it does not name keeps its own name and is shown as a plain
+number, so a new engine needs no code here. ``X_ci_low`` and ``X_ci_high`` are not figures
+of their own: they are X's 95% interval, printed beside it in X's unit.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Mapping
+
+from rich.table import Table as RichTable
+
+from n2f_tui.render import safe_text
+from n2f_tui.widgets.style import usage_line
+
+INTERVAL = ("_ci_low", "_ci_high")
+
+
+@dataclass(frozen=True)
+class Figure:
+    name: str
+    label: str
+    text: str  # the value with its unit (and interval)
+    headline: bool
+
+
+@lru_cache(maxsize=None)
+def engine_metrics(engine: str) -> tuple[tuple[re.Pattern[str], str, str, bool], ...]:
+    """The engine's ``METRICS`` as (pattern, label, unit, headline), in its order; () if it names none."""
+    try:
+        declared = getattr(importlib.import_module(f"engines.{engine}.views"), "METRICS", ())
+    except ImportError:
+        return ()
+    return tuple((re.compile("^" + re.escape(name).replace(r"\{\}", "([A-Za-z0-9]+)") + "$"), label, unit, headline)
+                 for name, label, unit, headline in declared)
+
+
+def formatted(value: float, unit: str) -> str:
+    if unit == "fraction":
+        return f"{100 * value:.1f}%"
+    if unit == "percent":
+        return f"{value:.1f}%"
+    if unit == "count":
+        return f"{value:,.0f}"
+    if unit == "score":
+        return f"{value:.3f}"
+    return f"{value:.4g}" if abs(value) < 10_000 else f"{value:,.0f}"
+
+
+def _describe(engine: str, name: str) -> tuple[int, str, str, bool]:
+    """(order, label, unit, headline) of one metric; an unnamed one comes last as a plain number."""
+    for order, (pattern, label, unit, headline) in enumerate(engine_metrics(engine)):
+        match = pattern.match(name)
+        if match:
+            return order, label.format(*match.groups()), unit, headline
+    return len(engine_metrics(engine)), name, "number", False
+
+
+def figures(engine: str, metrics: Mapping[str, Any]) -> list[Figure]:
+    """Every metric once (intervals folded into their figure), headline first, then in the engine's order."""
+    out = []
+    for name, value in metrics.items():
+        if not isinstance(value, (int, float)) or any(name.endswith(s) and name[: -len(s)] in metrics
+                                                        for s in INTERVAL):
+            continue
+        order, label, unit, headline = _describe(engine, name)
+        text = formatted(float(value), unit)
+        low, high = (metrics.get(name + s) for s in INTERVAL)
+        if isinstance(low, (int, float)) and isinstance(high, (int, float)):
+            text += f" [{formatted(float(low), unit)}, {formatted(float(high), unit)}]"
+        out.append((not headline, order, Figure(name, label, text, headline)))
+    return [figure for *_, figure in sorted(out, key=lambda entry: (entry[0], entry[1]))]
+
+
+def headline_line(engine: str, metrics: Mapping[str, Any], skip: tuple[str, ...] = ()) -> str:
+    """The headline figures on one line (``skip``: names shown elsewhere), e.g. ``SVR 90.0%  BER 80.0%``."""
+    return "  ".join(f"{f.label} {f.text}" for f in figures(engine, metrics) if f.headline and f.name not in skip)
+
+
+def render_report_head(summary: dict[str, Any], run: str | None = None) -> RichTable:
+    """The report's head (``sessions.api.build_report``'s summary): what the run is and how it differs from
+    the defaults, its items and accuracy, then every metric labelled, one unit per number, headline first.
+    ``run`` names the run (default: its id, and its name if it has one)."""
+    head = RichTable.grid(padding=(0, 2))
+    head.add_column(style="bold", no_wrap=True)
+    head.add_column(overflow="fold")
+    counts = ", ".join(f"{k} {v}" for k, v in summary["counts"].items() if v)
+    head.add_row("run", safe_text(run or summary["run"] + (f" ({summary['name']})" if summary.get("name") else "")))
+    head.add_row("engine", safe_text(summary["engine"]))
+    head.add_row("model", safe_text(summary["model"]))
+    description = summary.get("description") or {}
+    head.add_row("changes", safe_text(description.get("text", "defaults")
+                                      + (f" (forked from {description['forked_from']})"
+                                         if description.get("forked_from") else "")))
+    head.add_row("items", safe_text(f"{summary['n']} ({counts})"))
+    metrics = summary.get("metrics") or {}
+    accuracy = next((f.text for f in figures(summary["engine"], {**metrics, "accuracy": summary["accuracy"]})
+                     if f.name == "accuracy"), "")
+    judged = sum(summary["counts"].get(k, 0) for k in ("correct", "wrong", "unparseable"))
+    head.add_row("accuracy", safe_text(accuracy.replace("[", "95% interval [", 1) if judged else "- (no item judged yet)"))
+    review = summary.get("review") or {}
+    if review.get("reviewed"):
+        people = ", ".join(review.get("annotators", []))
+        head.add_row("review", safe_text(f"{review['reviewed']} item(s) reviewed ({people}), {review['settled']} settled, "
+                                         f"{review['disputed']} disputed: tag counts are final tags"))
+    usage = summary.get("usage") or {}
+    if usage.get("total_tokens"):
+        head.add_row("usage", safe_text(usage_line(usage["prompt_tokens"], usage["completion_tokens"], usage["cost"])))
+    replies = summary.get("replies") or {}
+    if replies.get("reported"):
+        head.add_row("replies", f"{replies['truncated']} of {replies['reported']} cut by the cap "
+                                f"(max_tokens={replies['max_tokens']})")
+    for figure in figures(summary["engine"], metrics):
+        if figure.name != "accuracy":
+            head.add_row(safe_text(figure.label), safe_text(figure.text))
+    return head
