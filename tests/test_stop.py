@@ -188,8 +188,10 @@ async def test_c_in_the_inspector_stops_a_local_run_mid_generation(gemma_path, n
         await until(pilot, lambda: screen_named(app, "RunScreen"))
         await pilot.pause(3.0)  # well inside item 1: its prompt alone takes longer to read
         assert not job.done and job.progress.done == 0
+        await pilot.press("c")  # asks first; the stop is timed from the answer
+        await until(pilot, lambda: screen_named(app, "ConfirmDialog"))
         sent = time.monotonic()
-        await pilot.press("c")
+        await pilot.press("y")
         await until(pilot, lambda: job.done, timeout=STOP_WITHIN)
         assert time.monotonic() - sent < STOP_WITHIN
     assert RunStore.open("tui-stop").meta["status"] == "cancelled"
