@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import os
-import sys
+from sys import intern
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
@@ -36,7 +36,8 @@ from sessions.files import append_durably, atomic_write_bytes, complete_lines, f
 RECORDS = "results.jsonl"
 INDEX = "results.index.jsonl"
 LEGACY = "results.json"
-SHARED_SCORES = 4  # score tables of up to this many keys are shared between equal summaries
+SHARED_SCORES = 4  # score tables of up to this many keys are shared between equal summaries:
+# 100,000 dedc summaries then hold two score dicts instead of 100,000
 
 
 def summary_of(record: Mapping[str, Any]) -> dict[str, Any]:
@@ -96,19 +97,15 @@ class ResultsLog:
                 parsed = json.loads(b"[" + b",".join(lines) + b"]")
             except json.JSONDecodeError as exc:
                 raise InputError(f"{self.index_path} has a damaged line ({exc}); the run cannot be read") from None
-            for summary in parsed:
-                self._summaries[int(summary.pop("i"))] = self._compact(summary)
+            shared, target = self._shared_scores, self._summaries
+            for summary in parsed:  # equal small score tables and statuses shared (read-only by contract)
+                scores = summary.get("scores")
+                if scores is not None and len(scores) <= SHARED_SCORES:
+                    summary["scores"] = shared.setdefault(tuple(scores.items()), scores)
+                summary["status"] = intern(summary.get("status", "error"))
+                target[summary.pop("i")] = summary
         self._read_to += used
         return self._summaries
-
-    def _compact(self, summary: dict[str, Any]) -> dict[str, Any]:
-        """The summary with its status and small score tables shared with equal ones (read-only by
-        contract): 100,000 dedc summaries hold two score dicts instead of 100,000."""
-        summary["status"] = sys.intern(str(summary.get("status", "error")))
-        scores = summary.get("scores")
-        if isinstance(scores, dict) and len(scores) <= SHARED_SCORES:
-            summary["scores"] = self._shared_scores.setdefault(tuple(scores.items()), scores)
-        return summary
 
     def record(self, index: int) -> dict[str, Any] | None:
         """One item's full record, parsing nothing else of the run.
