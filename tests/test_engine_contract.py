@@ -32,7 +32,7 @@ def test_engine_fills_in_every_operation_of_the_contract_with_its_signature(name
         assert [p.default for p in mine.parameters.values()] == [p.default for p in contract.parameters.values()]
 
 
-def run_item(engine, item, settings, reply) -> tuple[str, dict]:
+def run_item(engine, item, settings, reply) -> ItemResult:
     """One item through its steps, model steps answered by ``reply``, tool steps executed."""
     outputs: list[str] = []
     while (step := engine.next_step(item, settings, outputs)) is not None:
@@ -41,7 +41,7 @@ def run_item(engine, item, settings, reply) -> tuple[str, dict]:
         else:
             outputs.append(reply(item, step, outputs))
     verdict = engine.score(item, outputs, settings, with_views=False)
-    return verdict.status, verdict.scores
+    return ItemResult(item, verdict.status, verdict.scores, verdict.tags, outputs)
 
 
 @pytest.mark.parametrize("name", engine_names())
@@ -52,8 +52,8 @@ def test_the_list_score_is_in_0_1_and_never_ranks_a_wrong_item_above_a_correct_o
     options = SimOptions(error_rate=0.6, seed=3)
     found: dict[str, list[float]] = {}
     for index, item in enumerate(items):
-        status, scores = run_item(engine, item, settings,
-                                  lambda it, step, outs: engine.simulate(it, step, outs, options, index))
+        result = run_item(engine, item, settings, lambda it, step, outs: engine.simulate(it, step, outs, options, index))
+        status, scores = result.status, result.scores
         score = engine.list_score(status, scores)
         assert score is not None and 0.0 <= score <= 1.0, (item.id, status, scores)
         found.setdefault(status, []).append(score)
@@ -118,21 +118,6 @@ def test_oracle_answers_score_correct_and_items_round_trip_json(name):
         json.dumps(verdict.to_json())
 
 
-def _simulated_results(engine, settings, items) -> list[ItemResult]:
-    """Items walked step by step with the simulator (errors injected) and the real tools."""
-    results = []
-    for number, item in enumerate(items):
-        outputs: list[str] = []
-        while (step := engine.next_step(item, settings, outputs)) is not None:
-            if step.kind == "tool":
-                outputs.append(asyncio.run(run_tool(step.tool, step.payload)))
-            else:
-                outputs.append(engine.simulate(item, step, outputs, SimOptions(error_rate=0.5), number))
-        verdict = engine.score(item, outputs, settings, with_views=False)
-        results.append(ItemResult(item, verdict.status, verdict.scores, verdict.tags, outputs))
-    return results
-
-
 @pytest.mark.parametrize("name", engine_names())
 def test_model_steps_and_report_inputs_are_declared_truly(name):
     """``model_steps`` is the number of model calls an item makes, and an engine that says its
@@ -140,14 +125,17 @@ def test_model_steps_and_report_inputs_are_declared_truly(name):
     engine = get_engine(name)
     settings = parse_settings(engine.settings_type, [])
     items = engine.items(settings, 0)[:6]
-    outputs: list[str] = []
-    calls = 0
-    while (step := engine.next_step(items[0], settings, outputs)) is not None:
-        calls += step.kind == "model"
-        outputs.append(asyncio.run(run_tool(step.tool, step.payload)) if step.kind == "tool"
-                       else engine.oracle(items[0], step, outputs))
-    assert calls == engine.model_steps
-    results = _simulated_results(engine, settings, items)
+    calls: list[str] = []
+
+    def oracle(item, step, outputs):
+        calls.append(step.name)
+        return engine.oracle(item, step, outputs)
+
+    run_item(engine, items[0], settings, oracle)
+    assert len(calls) == engine.model_steps
+    options = SimOptions(error_rate=0.5)
+    results = [run_item(engine, item, settings, lambda it, step, outs, k=k: engine.simulate(it, step, outs, options, k))
+               for k, item in enumerate(items)]
     bare = [ItemResult(r.item, r.status, r.scores, r.tags, []) for r in results]
     full = engine.report(RunResults("a", "sim", settings, results)).to_json()
     stripped = engine.report(RunResults("a", "sim", settings, bare)).to_json()
