@@ -10,7 +10,6 @@ longer than most: each front end finds every request it makes here.
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import itertools
 import platform
@@ -31,6 +30,7 @@ from engines.core import (
     settings_to_json,
 )
 from sessions.backends.base import Backend, BackendError, ModelSpec
+from sessions.collector import collector_paused
 from sessions.config import Config, load_config
 from sessions.errors import InputError, RuntimeFailure
 from sessions.models import make_backend, parse_model_spec
@@ -53,21 +53,11 @@ class PreparedRun:
 
 
 def build_items(engine_name: str, setting_pairs: Sequence[str] | Mapping[str, str], seed: int) -> tuple[Engine, Any, Sequence[Item]]:
-    """The engine, its parsed settings and its items.
-
-    Building items allocates hundreds of thousands of long-lived objects (compost's graph,
-    dedc's samples) and almost no reference cycles, so the collector's full passes while
-    the heap grows are pure cost: it is paused meanwhile, and resumed as it was.
-    """
+    """The engine, its parsed settings and its items (built with the collector paused: sessions.collector)."""
     engine = get_engine(engine_name)
     settings = parse_settings(engine.settings_type, setting_pairs)
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         return engine, settings, engine.items(settings, seed)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 async def run_tool_steps(engine: Engine, item: Item, settings: Any, outputs: Sequence[str]) -> list[str]:
@@ -404,7 +394,13 @@ def find_item(store: RunStore, ref: str) -> tuple[int, Item]:
 
 
 def build_report(store: RunStore, against: Sequence[RunStore] = ()) -> tuple[Any, dict[str, Any]]:
-    """The engine's report plus the fields every report has (engine, model, n, counts, accuracy, tags)."""
+    """The engine's report plus the fields every report has (engine, model, n, counts, accuracy, tags);
+    built with the collector paused (sessions.collector): the records read are garbage only after it."""
+    with collector_paused():
+        return _build_report(store, against)
+
+
+def _build_report(store: RunStore, against: Sequence[RunStore]) -> tuple[Any, dict[str, Any]]:
     from engines.reporting import accuracy, status_counts
     from sessions.describe import describe_run
     from sessions.final_tags import load_final_results, review_summary

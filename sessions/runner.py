@@ -8,7 +8,6 @@ what a UI should do when items finish a thousand a second.
 from __future__ import annotations
 
 import asyncio
-import gc
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from typing import Any, Callable, Mapping, Sequence
 from engines.contract import Engine
 from engines.core import Item, Verdict
 from sessions.backends.base import Backend, BackendError, CallRequest, Completion
+from sessions.collector import run_heap
 from sessions.files import now_iso
 from sessions.results_log import finish_reasons
 from sessions.store import FLUSH_SECONDS, PersistError, RunStore
@@ -252,39 +252,35 @@ class Runner:
         answered: asyncio.Queue[Answered | None] = asyncio.Queue(maxsize=self.concurrency)
         self.store.update_meta(status="running")
         self.store.auto_flush = False
-        # Everything alive now (items, an engine's data such as compost's graph, parser tables,
-        # modules) outlives the run: frozen, the collector's full passes skip it (a compost run
-        # spent a sixth of its CPU walking it); unfrozen at the end, nothing stays uncollectable.
-        gc.freeze()
-        flusher = asyncio.create_task(self._flush_periodically())
-        callers = self._callers = asyncio.create_task(self._call_all(queue, attempts, answered))
-        scorer = asyncio.create_task(self._score_all(answered))
-        work = asyncio.gather(callers, scorer)
-        failure: BaseException | None = None
-        crashed = False
-        try:
-            await asyncio.wait({work, flusher}, return_when=asyncio.FIRST_COMPLETED)
-            if flusher.done():
-                failure = flusher.exception() or PersistError(f"run {self.store.label}: results stopped being saved")
-            else:
-                work.result()
-        except asyncio.CancelledError:
-            self._cancelled = True
-            if asyncio.current_task().cancelling():  # the run itself was cancelled, not only its callers
+        with run_heap():  # sessions.collector: the collector tuned for the run
+            flusher = asyncio.create_task(self._flush_periodically())
+            callers = self._callers = asyncio.create_task(self._call_all(queue, attempts, answered))
+            scorer = asyncio.create_task(self._score_all(answered))
+            work = asyncio.gather(callers, scorer)
+            failure: BaseException | None = None
+            crashed = False
+            try:
+                await asyncio.wait({work, flusher}, return_when=asyncio.FIRST_COMPLETED)
+                if flusher.done():
+                    failure = flusher.exception() or PersistError(f"run {self.store.label}: results stopped being saved")
+                else:
+                    work.result()
+            except asyncio.CancelledError:
+                self._cancelled = True
+                if asyncio.current_task().cancelling():  # the run itself was cancelled, not only its callers
+                    raise
+            except BaseException:
+                crashed = True
                 raise
-        except BaseException:
-            crashed = True
-            raise
-        finally:
-            for task in (work, callers, scorer, flusher):
-                task.cancel()
-            await asyncio.gather(work, callers, scorer, flusher, return_exceptions=True)
-            self._callers = None
-            self.store.auto_flush = True
-            gc.unfreeze()
-            self.progress.finished = time.monotonic()
-            self.progress.cancelled = self._cancelled
-            failure = self._settle(failure, crashed)
+            finally:
+                for task in (work, callers, scorer, flusher):
+                    task.cancel()
+                await asyncio.gather(work, callers, scorer, flusher, return_exceptions=True)
+                self._callers = None
+                self.store.auto_flush = True
+                self.progress.finished = time.monotonic()
+                self.progress.cancelled = self._cancelled
+                failure = self._settle(failure, crashed)
         if failure is not None:
             raise failure
         return self.progress
