@@ -76,10 +76,10 @@ def cmd_runs(args: argparse.Namespace) -> int:
         rows.append({
             "id": meta["id"], "name": meta.get("name", ""), "engine": meta["engine"], "model": meta.get("model", ""),
             "settings": meta.get("settings", {}), "changes": describe_run(meta).text,
-            "done": summary["done"] + summary["errors"],
-            "total": meta.get("total", 0), "accuracy": summary["accuracy"], "status": meta.get("status", ""),
+            "done": summary.finished,
+            "total": meta.get("total", 0), "accuracy": summary.accuracy, "status": meta.get("status", ""),
             "created": meta.get("created", ""), "group": meta.get("group", ""),
-            "usage": summary["usage"].to_json(api.price_of(store, config)),
+            "usage": summary.usage.to_json(api.price_of(store, config)),
         })
     if args.json:
         print(json.dumps(rows, ensure_ascii=False))
