@@ -20,7 +20,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 from engines.core import EngineError
 from n2f_tui.render import safe_text
 from n2f_tui.screens.base import AppScreen
-from n2f_tui.screens.dialogs import ChoiceDialog, ConfirmDialog
+from n2f_tui.screens.dialogs import ConfirmDialog, choose_run_to_compare
 from n2f_tui.widgets.style import pct, run_label
 from sessions.describe import describe_run
 from sessions.errors import N2FError
@@ -298,19 +298,8 @@ class HomeScreen(AppScreen):
 
     def action_compare(self) -> None:
         meta = self.selected()
-        if not meta:
-            return
-        others = [m for m in self.metas if m["id"] != meta["id"] and m.get("engine") == meta.get("engine")]
-        if not others:
-            self.notify("no other run of the same engine to compare with", severity="warning")
-            return
-        choices = [(m["id"], f"{run_label(m)}  {m.get('model')}  {describe_run(m).text}") for m in others]
-
-        def chosen(other: str | None) -> None:
-            if other:
-                self.n2f.open_compare(meta["id"], other)
-
-        self.app.push_screen(ChoiceDialog(f"Compare {run_label(meta)} with", choices), chosen)
+        if meta:
+            choose_run_to_compare(self, meta, self.metas, f"Compare {run_label(meta)} with")
 
     def action_report(self) -> None:
         meta = self.selected()
