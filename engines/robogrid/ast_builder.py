@@ -9,27 +9,8 @@ from __future__ import annotations
 
 from lark import Token, Transformer
 
-from engines.robogrid.nodes import (
-    AND,
-    BACKWARD,
-    FORWARD,
-    LEFT,
-    OR,
-    PLUS,
-    RIGHT,
-    TIMES,
-    Arith,
-    Grab,
-    Holding,
-    If,
-    Logic,
-    Loop,
-    Move,
-    Not,
-    Num,
-    Program,
-    Turn,
-)
+from engines.robogrid.nodes import (AND, BACKWARD, FORWARD, LEFT, OR, PLUS, RIGHT, TIMES, Arith, Grab, Holding, If,
+                                    Logic, Loop, Move, Not, Num, Program, Turn)
 
 
 def _nodes(children: list) -> list:
