@@ -4,8 +4,9 @@ The runner, the tools and asyncio are imported by the functions that run somethi
 that reading a run (``n2f show``, ``report``, ``runs``) does not load them.
 
 Both front ends go through these functions so that a run started from the TUI and one
-started from the command line are the same thing on disk; that is also why the module is
-longer than most: each front end finds every request it makes here.
+started from the command line are the same thing on disk.
+
+One piece: it is the front ends' single entry to the sessions layer; each finds every request it makes here.
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ from sessions.errors import InputError
 from sessions.models import make_backend, parse_model_spec
 from sessions.files import atomic_write_text, now_iso
 from sessions.results_log import finish_reasons
-from sessions.runner import run_steps
+from sessions.steps import run_steps
 from sessions.store import RunStore
 from sessions.streaming import LiveReply
 

@@ -9,6 +9,8 @@ and executes the program in the freshly forked interpreter (~3 ms with the isola
 It imports only the standard library and never the harness: ``sessions/sandbox.py``
 talks to it over JSON lines on stdin/stdout.
 
+One piece: ``python -I`` runs this file alone, its folder not on sys.path, so parts split off would load by file path.
+
 - ``{"op": "run", "id", "program", "stdin", "limits": {...}}`` -> ``{"id", "stdout",
   "stderr", "exit_code", "signal", "timed_out", "killed_by", "wall_s", ...}``
 - EOF on stdin (the harness went away) -> every child is killed and the server exits.

@@ -2,11 +2,7 @@
 
 Layout of ``runs/<run id>/``:
   meta.json             engine, settings, seed, model, templates, status (atomic JSON)
-  items.jsonl           the run's items, written once when the run is created
-  items.idx             byte offset of each item's line (uint64, little-endian), so one
-                        item is read without parsing the others
-  items.brief.jsonl     each item's id and meta, one JSON object a line (lists, lookups
-                        by id, reports: what they need without the items' inputs and gold)
+  items.jsonl, items.idx, items.brief.jsonl   the items, written once  (sessions.run_items)
   results.jsonl         full result records, append-only   } see sessions.results_log
   results.index.jsonl   one short summary per record       }
   annotations.jsonl     people's tags and notes, append-only, several writers (sessions.annotations)
@@ -27,29 +23,24 @@ from __future__ import annotations
 
 import fcntl
 import json
-import re
 import secrets
-import sys
 import threading
 import time
-from array import array
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
 from engines.core import Item
 from sessions.annotations import AnnotationLog
 from sessions.errors import InputError, RuntimeFailure
-from sessions.files import atomic_write_bytes, atomic_write_chunks, atomic_write_text, clean_dead_temp_files, now_iso
+from sessions.files import atomic_write_text, clean_dead_temp_files, now_iso
 from sessions.paths import ensure_writable, runs_dir
 from sessions.results_log import ResultsLog, summary_of
-from sessions.usage import run_usage
+from sessions.run_index import list_run_meta, resolve_run, validate_name
+from sessions.run_items import RunItems, write_items
+from sessions.run_summary import RunSummary, summarize
 
 FLUSH_SECONDS = 1.0
 FLUSH_ITEMS = 2000
-ITEMS = "items.jsonl"
-ITEMS_INDEX = "items.idx"
-ITEMS_BRIEF = "items.brief.jsonl"
-
 
 
 class RunLocked(InputError):
@@ -58,35 +49,6 @@ class RunLocked(InputError):
 
 class PersistError(RuntimeFailure):
     """Results could not be written: the run stops, keeping what was stored."""
-
-
-def item_offsets(data: bytes) -> array:
-    """Start offset of every line of ``items.jsonl`` plus its end, for files written without ``items.idx``."""
-    offsets = array("Q", [0])
-    for match in re.finditer(b"\n", data):
-        offsets.append(match.end())
-    if offsets[-1] != len(data):
-        offsets.append(len(data))
-    return offsets
-
-
-def _shared_strings(obj: dict[str, Any]) -> dict[str, Any]:
-    """Item metas repeat a few values (shapes, graph types, primitive names) across thousands
-    of items: one copy of each string keeps a 100,000-item brief in memory small."""
-    for key, value in obj.items():
-        if isinstance(value, str):
-            obj[key] = sys.intern(value)
-        elif isinstance(value, list):
-            obj[key] = [sys.intern(v) if isinstance(v, str) else v for v in value]
-    return obj
-
-
-_BRIEF_DECODER = json.JSONDecoder(object_hook=_shared_strings)
-_BRIEF_ID = re.compile(rb'^\{"id": ("(?:[^"\\]|\\.)*")', re.MULTILINE)  # brief_line writes the id first
-
-
-def brief_line(item_id: str, meta: Mapping[str, Any]) -> bytes:
-    return json.dumps({"id": item_id, "meta": meta}, ensure_ascii=False).encode("utf-8") + b"\n"
 
 
 class RunStore:
@@ -104,9 +66,7 @@ class RunStore:
         self._buffer_lock = threading.Lock()
         self._log_lock = threading.Lock()
         self._lock_handle: Any = None
-        self._items: list[Item] | None = None
-        self._offsets: array | None = None
-        self._ids: list[str] | None = None
+        self.item_files = RunItems(folder, self.meta.get("engine", ""), self.label)
 
     # ---------------------------------------------------------------- creation
 
@@ -133,18 +93,7 @@ class RunStore:
         run_id = f"{engine}-{stamp}-{secrets.token_hex(2)}"
         folder = base / run_id
         folder.mkdir()
-        offsets, briefs = array("Q", [0]), bytearray()
-
-        def lines() -> Iterable[bytes]:
-            for item in items:
-                line = json.dumps(item.to_json(), ensure_ascii=False).encode("utf-8") + b"\n"
-                offsets.append(offsets[-1] + len(line))
-                briefs.extend(brief_line(item.id, item.meta))
-                yield line
-
-        atomic_write_chunks(folder / ITEMS, lines())
-        atomic_write_bytes(folder / ITEMS_INDEX, offsets.tobytes())
-        atomic_write_bytes(folder / ITEMS_BRIEF, bytes(briefs))
+        total = write_items(folder, items)
         meta = {
             "id": run_id,
             "name": name,
@@ -155,7 +104,7 @@ class RunStore:
             "backend": dict(backend),
             "templates": dict(templates),
             "concurrency": concurrency,
-            "total": len(offsets) - 1,
+            "total": total,
             "status": "created",
             "created": now_iso(),
             "updated": now_iso(),
@@ -195,87 +144,29 @@ class RunStore:
             raise PersistError(f"run {self.label}: could not save its metadata ({exc.strerror or exc})") from None
 
     # ------------------------------------------------------------------ items
+    # read by ``item_files`` (sessions.run_items), written once by ``create``
 
     @property
     def total(self) -> int:
         return int(self.meta.get("total", 0))
 
     def items(self) -> list[Item]:
-        """Every item of the run (parsed once and kept)."""
-        if self._items is None:
-            self._items = [Item.from_json(json.loads(line)) for line in self._items_bytes().splitlines() if line.strip()]
-        return self._items
+        return self.item_files.items()
 
     def item(self, index: int) -> Item:
-        """One item, reading only its line."""
-        if self._items is not None:
-            return self._items[index]
-        offsets = self._item_offsets()
-        if not 0 <= index < len(offsets) - 1:
-            raise IndexError(index)
-        with open(self.folder / ITEMS, "rb") as handle:
-            handle.seek(offsets[index])
-            return Item.from_json(json.loads(handle.read(offsets[index + 1] - offsets[index])))
+        return self.item_files.item(index)
 
     def briefs(self) -> list[dict[str, Any]]:
-        """Every item's ``{"id", "meta"}`` in run order, without parsing the items' inputs and gold.
-
-        Not kept: callers keep what they need (ids, or light items for a report).
-        """
-        try:
-            data = (self.folder / ITEMS_BRIEF).read_bytes()
-        except FileNotFoundError:  # written by an earlier version
-            return [{"id": item.id, "meta": item.meta} for item in self.items()]
-        return _BRIEF_DECODER.decode("[" + ",".join(data.decode("utf-8").splitlines()) + "]")
+        return self.item_files.briefs()
 
     def brief_items(self) -> list[Item]:
-        """Every item with its id and meta only: what reports group and name items by.
-
-        Their inputs and gold are one shared empty mapping, read-only like the rest of a brief.
-        """
-        engine, nothing = self.meta["engine"], {}
-        return [Item(id=b["id"], engine=engine, inputs=nothing, gold=nothing, meta=b["meta"]) for b in self.briefs()]
+        return self.item_files.brief_items()
 
     def item_ids(self) -> list[str]:
-        """Every item's id in run order: the head of each brief line, without parsing the metas."""
-        if self._ids is None:
-            try:
-                data = (self.folder / ITEMS_BRIEF).read_bytes()
-            except FileNotFoundError:  # written by an earlier version
-                self._ids = [item.id for item in self.items()]
-            else:
-                self._ids = json.loads(b"[" + b",".join(_BRIEF_ID.findall(data)) + b"]")
-        return self._ids
+        return self.item_files.item_ids()
 
     def find_item(self, item_id: str) -> int | None:
-        """The index of the item with this id: a byte search of the brief file, whose lines start with the id."""
-        if self._ids is not None or not (self.folder / ITEMS_BRIEF).exists():
-            try:
-                return self.item_ids().index(item_id)
-            except ValueError:
-                return None
-        data = (self.folder / ITEMS_BRIEF).read_bytes()
-        needle = brief_line(item_id, {})[: -len(b' "meta": {}}\n')]  # '{"id": "<id>",'
-        at = data.find(needle)
-        while at > 0 and data[at - 1] != 0x0A:
-            at = data.find(needle, at + 1)
-        return None if at < 0 else data.count(b"\n", 0, at)
-
-    def _items_bytes(self) -> bytes:
-        try:
-            return (self.folder / ITEMS).read_bytes()
-        except FileNotFoundError:
-            raise InputError(f"run {self.label}: items.jsonl is missing") from None
-
-    def _item_offsets(self) -> array:
-        if self._offsets is None:
-            offsets = array("Q")
-            try:
-                offsets.frombytes((self.folder / ITEMS_INDEX).read_bytes())
-            except FileNotFoundError:
-                offsets = item_offsets(self._items_bytes())
-            self._offsets = offsets
-        return self._offsets
+        return self.item_files.find_item(item_id)
 
     # ---------------------------------------------------------------- results
 
@@ -361,13 +252,9 @@ class RunStore:
         done = self.summaries()
         return [i for i in range(self.total) if i not in done or done[i].get("status") == "error"]
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> RunSummary:
         """Done count, errors, accuracy and token usage, from the summaries alone (home screen, ``n2f runs``)."""
-        summaries = self.summaries()
-        judged = [s for s in summaries.values() if s.get("status") != "error"]
-        correct = sum(s.get("status") == "correct" for s in judged)
-        return {"done": len(judged), "errors": len(summaries) - len(judged),
-                "accuracy": correct / len(judged) if judged else None, "usage": run_usage(summaries.values())}
+        return summarize(self.summaries())
 
     # ------------------------------------------------------------------- lock
 
@@ -384,10 +271,7 @@ class RunStore:
             clean_dead_temp_files(self.folder)
             with self._log_lock:
                 self._log.recover()
-            if not (self.folder / ITEMS_INDEX).exists():
-                atomic_write_bytes(self.folder / ITEMS_INDEX, item_offsets(self._items_bytes()).tobytes())
-            if not (self.folder / ITEMS_BRIEF).exists():
-                atomic_write_bytes(self.folder / ITEMS_BRIEF, b"".join(brief_line(b["id"], b["meta"]) for b in self.briefs()))
+            self.item_files.repair()
         except OSError as exc:
             self.close()
             raise PersistError(f"run {self.label}: its files cannot be repaired ({exc.strerror or exc})") from None
@@ -418,49 +302,6 @@ class RunStore:
 
 
 # ------------------------------------------------------------------ finding runs
-
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-
-
-def validate_name(name: str) -> None:
-    if not NAME_RE.match(name):
-        raise InputError(f"run name {name!r}: use letters, digits, '.', '_' or '-' (at most 64)")
-
-
-def list_run_meta() -> list[dict[str, Any]]:
-    """Metadata of every run in the store, oldest first; unreadable folders are skipped."""
-    base = runs_dir()
-    if not base.is_dir():
-        return []
-    metas = []
-    for folder in base.iterdir():
-        try:
-            meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            continue
-        meta["_folder"] = str(folder)
-        metas.append(meta)
-    return sorted(metas, key=lambda m: (m.get("created", ""), m.get("id", "")))
-
-
-def resolve_run(ref: str) -> Path:
-    """A run folder from its id, its name, a unique id prefix, or ``last``."""
-    metas = list_run_meta()
-    if not metas:
-        raise InputError(f"no run {ref!r}: the store has no runs yet (n2f run ENGINE)")
-    if ref in ("last", "latest"):
-        return Path(metas[-1]["_folder"])
-    for key in ("id", "name"):
-        hits = [m for m in metas if m.get(key) == ref]
-        if hits:
-            return Path(hits[-1]["_folder"])
-    hits = [m for m in metas if m["id"].startswith(ref)]
-    if len(hits) == 1:
-        return Path(hits[0]["_folder"])
-    if len(hits) > 1:
-        raise InputError(f"run {ref!r} is ambiguous: {', '.join(m['id'] for m in hits[:5])}")
-    raise InputError(f"no run {ref!r}; see n2f runs")
-
 
 def iter_runs() -> Iterable[RunStore]:
     for meta in list_run_meta():

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from n2f_tui.cli import rate_text
+from n2f_tui.commands.running import rate_text
 from stub_openai import running_stub
 from official_data import DATA_ROOT
 

@@ -158,7 +158,7 @@ def test_items_are_read_one_at_a_time_and_found_by_id():
     store = make_store(50)
     reader = RunStore.open(store.id)
     assert reader.item(37).inputs == {"q": "question 37"}
-    assert reader._items is None, "one item must not parse the others"
+    assert reader.item_files._items is None, "one item must not parse the others"
     assert reader.find_item("it-42") == 42
     assert reader.find_item("it-4") == 4
     assert reader.find_item("nope") is None

@@ -31,9 +31,10 @@ item names are the five bases with an optional ``_0``..``_9`` (ITEM's pattern).
 Unknown words and characters become tokens no rule accepts, so they are reported by the
 LALR parser like any other unexpected token, with the terminals it expected.
 
-One module (about 410 lines) because the three forms must come from the same rule text:
+The three forms stay in this one module because they must come from the same rule text:
 ``Grammar`` builds its scanner and LALR parser from the lark glue below, and the glue
-reads the rules and terminal names that ``Grammar`` writes out.
+reads the rules and terminal names that ``Grammar`` writes out. Only the tree-to-nodes
+transformer (``ast_builder.AstBuilder``), which reads no rule text, lives apart.
 """
 
 from __future__ import annotations
@@ -43,34 +44,13 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Iterator, NamedTuple
 
-from lark import Lark, Token, Transformer
+from lark import Lark, Token
 from lark.exceptions import LarkError, UnexpectedToken
 from lark.lexer import Lexer
 
+from engines.robogrid.ast_builder import AstBuilder
 from engines.robogrid.lexicon import Lexicon
-from engines.robogrid.nodes import (
-    AND,
-    BACKWARD,
-    FORWARD,
-    ITEM_BASES,
-    ITEM_PATTERN,
-    LEFT,
-    OR,
-    PLUS,
-    RIGHT,
-    TIMES,
-    Arith,
-    Grab,
-    Holding,
-    If,
-    Logic,
-    Loop,
-    Move,
-    Not,
-    Num,
-    Program,
-    Turn,
-)
+from engines.robogrid.nodes import ITEM_BASES, ITEM_PATTERN, Program
 
 STYLES = ("block", "c", "sexpr")
 MAX_NESTING = 100  # open brackets at once; generated programs need < 40
@@ -338,74 +318,6 @@ class _ScannerLexer(Lexer):
 
     def lex(self, data: _Source) -> Iterator[Token]:  # type: ignore[override]
         return data.grammar._lark_tokens(data.text)
-
-
-def _nodes(children: list) -> list:
-    return [c for c in children if not isinstance(c, Token)]
-
-
-def _token(children: list, *types: str) -> Token | None:
-    return next((c for c in children if isinstance(c, Token) and c.type in types), None)
-
-
-class AstBuilder(Transformer):
-    """lark tree -> nodes.Program, applied during LALR reductions (no tree is built)."""
-
-    def start(self, c: list) -> Program:
-        return Program(tuple(_nodes(c)))
-
-    def action_stmt(self, c: list):
-        return _nodes(c)[0]
-
-    def loop(self, c: list) -> Loop:
-        count, *body = _nodes(c)
-        return Loop(count, tuple(body))
-
-    def if_stmt(self, c: list) -> If:
-        cond = None
-        then: list = []
-        orelse: list | None = None
-        for child in c:
-            if isinstance(child, Token):
-                if child.type == "ELSE":
-                    orelse = []
-            elif cond is None:
-                cond = child
-            elif orelse is None:
-                then.append(child)
-            else:
-                orelse.append(child)
-        return If(cond, tuple(then), None if orelse is None else tuple(orelse))
-
-    def move(self, c: list) -> Move:
-        return Move(FORWARD if _token(c, "FORWARD") else BACKWARD, _nodes(c)[0])
-
-    def turn(self, c: list) -> Turn:
-        return Turn(LEFT if _token(c, "LEFT") else RIGHT)
-
-    def grab(self, c: list) -> Grab:
-        return Grab(str(_token(c, "ITEM")))
-
-    def num(self, c: list) -> Num:
-        return Num(int(c[0]))
-
-    def add(self, c: list) -> Arith:
-        return Arith(PLUS, *_nodes(c))
-
-    def mul(self, c: list) -> Arith:
-        return Arith(TIMES, *_nodes(c))
-
-    def holding(self, c: list) -> Holding:
-        return Holding(str(_token(c, "ITEM")))
-
-    def negation(self, c: list) -> Not:
-        return Not(_nodes(c)[0])
-
-    def conjunction(self, c: list) -> Logic:
-        return Logic(AND, *_nodes(c))
-
-    def disjunction(self, c: list) -> Logic:
-        return Logic(OR, *_nodes(c))
 
 
 @lru_cache(maxsize=None)

@@ -1,8 +1,8 @@
-"""Modal dialogs: confirm, choose one of many, type a line of text."""
+"""Modal dialogs: confirm, choose one of many, type a line of text; and the choice of a run to compare with."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -14,6 +14,9 @@ from textual.widgets.option_list import Option
 
 from engines.core import EngineError
 from n2f_tui.render import safe_text
+from n2f_tui.screens.base import AppScreen
+from n2f_tui.widgets.style import run_label
+from sessions.describe import describe_run
 from sessions.errors import N2FError
 
 DIALOG_CSS = """
@@ -132,3 +135,20 @@ class TextDialog(ModalScreen[Any]):
             self.query_one(".error", Static).update(safe_text(str(exc)))
             return
         self.dismiss(result)
+
+
+def choose_run_to_compare(screen: AppScreen, meta: Mapping[str, Any], metas: Iterable[Mapping[str, Any]],
+                          title: str) -> None:
+    """Ask which other run of the same engine (in the order of ``metas``) to compare the run of ``meta`` with,
+    then open the comparison."""
+    others = [m for m in metas if m["id"] != meta["id"] and m.get("engine") == meta.get("engine")]
+    if not others:
+        screen.notify("no other run of the same engine to compare with", severity="warning")
+        return
+    choices = [(m["id"], f"{run_label(m)}  {m.get('model')}  {describe_run(m).text}") for m in others]
+
+    def chosen(other: str | None) -> None:
+        if other:
+            screen.n2f.open_compare(meta["id"], other)
+
+    screen.app.push_screen(ChoiceDialog(title, choices), chosen)

@@ -20,20 +20,16 @@ from textual.widgets import DataTable, Footer, Header, Static
 from engines.core import EngineError
 from n2f_tui.render import safe_text
 from n2f_tui.screens.base import AppScreen
-from n2f_tui.screens.dialogs import ChoiceDialog, ConfirmDialog
+from n2f_tui.screens.dialogs import ConfirmDialog, choose_run_to_compare
 from n2f_tui.widgets.style import pct, run_label
 from sessions.describe import describe_run
 from sessions.errors import N2FError
 from sessions.paths import runs_dir
+from sessions.run_summary import RunSummary
 from sessions.store import RunStore, list_run_meta
 
 COLUMNS = ("run", "engine", "model", "changes", "progress", "accuracy", "date")
 POLL_EVERY = 4  # ticks of half a second between looks at the runs folder
-
-
-def summarize(meta: dict[str, Any]) -> dict[str, Any]:
-    """Done count and accuracy of a stored run (reads its result summaries only)."""
-    return RunStore(Path(meta["_folder"])).summary()
 
 
 class HomeScreen(AppScreen):
@@ -58,7 +54,7 @@ class HomeScreen(AppScreen):
     def __init__(self) -> None:
         super().__init__()
         self.metas: list[dict[str, Any]] = []
-        self.summaries: dict[str, tuple[float, dict[str, Any]]] = {}
+        self.summaries: dict[str, tuple[float, RunSummary]] = {}
         self._live_ids: set[str] = set()
         self._listed: set[str] = set()  # the runs folder's entries when the metadata was last read
         self._ticks = 0
@@ -131,9 +127,9 @@ class HomeScreen(AppScreen):
         summary = self._summary(meta)
         if summary is None:  # as wide as the count it stands for, so the column keeps its width
             return Text(f"{'…':>{len(str(total))}}/{total} {meta.get('status', '')}", style="dim")
-        text = Text(f"{summary['done']}/{total} {meta.get('status', '')}")
-        if summary["errors"]:
-            text.append(f" ({summary['errors']} err)", style="yellow")
+        text = Text(f"{summary.done}/{total} {meta.get('status', '')}")
+        if summary.errors:
+            text.append(f" ({summary.errors} err)", style="yellow")
         return text
 
     def accuracy_cell(self, meta: dict[str, Any]) -> Text:
@@ -141,9 +137,9 @@ class HomeScreen(AppScreen):
         if job is not None:
             return Text(pct(job.progress.accuracy if job.progress.done else None))
         summary = self._summary(meta)
-        return Text("…" if summary is None else pct(summary["accuracy"]))
+        return Text("…" if summary is None else pct(summary.accuracy))
 
-    def _summary(self, meta: dict[str, Any]) -> dict[str, Any] | None:
+    def _summary(self, meta: dict[str, Any]) -> RunSummary | None:
         cached = self.summaries.get(meta["id"])
         return cached[1] if cached and cached[0] == _mtime(meta) else None
 
@@ -153,9 +149,9 @@ class HomeScreen(AppScreen):
             if meta["id"] in self.n2f.jobs or self._summary(meta) is not None:
                 continue
             try:
-                summary = summarize(meta)
+                summary = RunStore(Path(meta["_folder"])).summary()  # the result summaries only
             except (N2FError, OSError, ValueError):
-                summary = {"done": 0, "errors": 0, "accuracy": None}
+                summary = RunSummary()
             self.summaries[meta["id"]] = (_mtime(meta), summary)
             self.app.call_from_thread(self.update_row, meta["id"])
 
@@ -302,19 +298,8 @@ class HomeScreen(AppScreen):
 
     def action_compare(self) -> None:
         meta = self.selected()
-        if not meta:
-            return
-        others = [m for m in self.metas if m["id"] != meta["id"] and m.get("engine") == meta.get("engine")]
-        if not others:
-            self.notify("no other run of the same engine to compare with", severity="warning")
-            return
-        choices = [(m["id"], f"{run_label(m)}  {m.get('model')}  {describe_run(m).text}") for m in others]
-
-        def chosen(other: str | None) -> None:
-            if other:
-                self.n2f.open_compare(meta["id"], other)
-
-        self.app.push_screen(ChoiceDialog(f"Compare {run_label(meta)} with", choices), chosen)
+        if meta:
+            choose_run_to_compare(self, meta, self.metas, f"Compare {run_label(meta)} with")
 
     def action_report(self) -> None:
         meta = self.selected()

@@ -1,25 +1,19 @@
 """The run screen: progress, the item list and the highlighted item's detail.
 
-While the run goes on, a timer (every 0.25 s) takes the records the runner finished
-since the last tick, redraws the visible rows and the header, and the detail if its
-item changed: nothing is done per item, so a thousand items a second cost four
-redraws a second. The engine's headline metrics are recomputed in a thread, at most
-every two seconds.
+Its keys come in three groups: moving and finding (here), labelling
+(``run_annotate.AnnotationActions``) and following or driving the run while it goes on
+(``run_live.LiveRunActions``); the rows of the list are drawn by ``widgets.itemrow``.
 
 A key never waits on work: moving the cursor draws the item from what is stored (its
 record, the prompts rebuilt), and re-scoring its outputs for the views (for a logic item
 seconds of solver time, at worst) runs in an exclusive worker thread; a verdict that
 comes after the cursor moved on is dropped. The footer shows the keys used
 most; ``?`` lists them all.
-
-The module is longer than most: it is the one screen where a run is read, annotated
-and driven (pause, cancel, resume), and its actions share the screen's cursor and state.
 """
 
 from __future__ import annotations
 
 import gc
-import time
 from typing import Any
 
 from rich.text import Text
@@ -30,15 +24,16 @@ from textual.binding import Binding
 from textual.containers import Container
 from textual.widgets import Footer
 
-from engines.core import ItemResult, RunResults, Tag
-from n2f_tui.render import safe_text
+from engines.core import ItemResult
 from n2f_tui.screens.base import AppScreen
-from n2f_tui.screens.dialogs import ChoiceDialog, ConfirmDialog, TextDialog
+from n2f_tui.screens.dialogs import ChoiceDialog, TextDialog, choose_run_to_compare
+from n2f_tui.screens.run_annotate import AnnotationActions
+from n2f_tui.screens.run_live import METRICS_EVERY, LiveRunActions
 from n2f_tui.state import RunState
 from n2f_tui.widgets.detail import DetailView
 from n2f_tui.widgets.idcolumn import IdColumn
+from n2f_tui.widgets.itemrow import item_row, list_title
 from n2f_tui.widgets.progress import RunHeader, progress_text
-from n2f_tui.widgets.style import AUTO_CHIP, GLYPH, MANUAL_CHIP, STATUS_STYLE
 from n2f_tui.widgets.vlist import VirtualList
 from sessions import api
 from sessions.describe import describe_run
@@ -47,35 +42,9 @@ from sessions.store import RunStore
 
 TICK = 0.25
 STREAM_TICK = 0.1  # seconds between redraws of the focused item's reply while it streams
-METRICS_EVERY = 2.0
-BULK_READ = 500  # more changed records than this: one pass over the log beats one read each
-def engine_metrics(state: RunState, cache: dict[int, tuple[int, ItemResult]]) -> dict[str, Any]:
-    """The engine's report metrics over the results so far (pure: runs in a thread).
-
-    ``cache`` keeps each item's ItemResult between calls (keyed by the record's version),
-    so a live run pays for reading and converting each record once, not once per refresh;
-    the first call reads the whole log in one pass.
-    """
-    versions = dict(state.versions)
-    stale = [i for i in list(state.records) if (hit := cache.get(i)) is None or hit[0] != versions.get(i, 0)]
-    if stale:
-        bulk = len(stale) > BULK_READ
-        full = state.store.results() if bulk else {i: state.store.record(i) for i in stale}
-        items = state.store.brief_items() if bulk else state.items
-        for index in stale:
-            record = full.get(index)
-            if record is None:
-                continue
-            cache[index] = (versions.get(index, 0), ItemResult(
-                item=items[index], status=record.get("status", "error"), scores=dict(record.get("scores", {})),
-                tags=[Tag.from_json(t) for t in record.get("tags", [])], outputs=list(record.get("outputs", []))))
-    results = [cache[i][1] for i in sorted(cache)]
-    run = RunResults(name=state.store.label, model=state.store.meta.get("model", ""), settings=state.settings,
-                     results=results)
-    return dict(state.engine.report(run, []).metrics)
 
 
-class RunScreen(AppScreen):
+class RunScreen(AnnotationActions, LiveRunActions, AppScreen):
     DEFAULT_CSS = """
     RunScreen #body { layout: horizontal; height: 1fr; }
     RunScreen #items { width: 46; height: 1fr; border: round $panel-lighten-2; }
@@ -202,43 +171,11 @@ class RunScreen(AppScreen):
         return (index, self.state.versions.get(index, 0))
 
     def render_row(self, position: int) -> Text:
-        """Glyph, id (``IdColumn``), list score, tag chips: only whole chips, the rest counted as ``+N``."""
-        state = self.state
-        index = state.order[position]
-        status = state.status(index)
         width = self.vlist.scrollable_content_region.width or self.vlist.size.width
-        text = Text()
-        text.append(GLYPH.get(status, "?") + " ", style=STATUS_STYLE.get(status, ""))
-        text.append_text(safe_text(self._ids.text(state.ids[index], self._ids.width(width))))
-        score = state.main_score(index)
-        text.append(" " + ("    -" if score is None else f"{score:5.2f}") + " ", style="dim")
-        tags = state.tags(index)
-        chips = [(tag.code, AUTO_CHIP) for tag in tags.auto] + [(code, MANUAL_CHIP) for code in tags.manual]
-        reviewed = 1 if tags.reviewed else 0
-        for shown, (code, chip_style) in enumerate(chips):
-            left = len(chips) - shown - 1
-            if text.cell_len + len(code) + 3 + reviewed + (len(f"+{left}") if left else 0) > width:
-                text.append(f"+{len(chips) - shown}", style="bold")
-                break
-            text.append_text(safe_text(f" {code} ", style=chip_style))
-            text.append(" ")
-        if tags.reviewed:
-            text.append("✔", style="green")
-        return text
+        return item_row(self.state, self._ids, self.state.order[position], width)
 
     def update_list_title(self) -> None:
-        state = self.state
-        parts = [f"{len(state.order)} items"]
-        if state.study:
-            done, total = state.study_progress()
-            parts.append(f"study {done}/{total}")
-        parts.append(("blind · " if state.blind else "") + f"labels of {state.annotator}")
-        if state.filter != "all":
-            parts.append(f"filter {state.filter}")
-        if state.query:
-            parts.append(f"search “{state.query[:20]}”")
-        parts.append(f"sort {state.sort}")
-        self.vlist.border_title = Text(" · ".join(parts))
+        self.vlist.border_title = list_title(self.state)
 
     def status_word(self) -> str:
         job = self.job
@@ -325,88 +262,6 @@ class RunScreen(AppScreen):
         self.update_list_title()
         self.show_current()
 
-    # ------------------------------------------------------------------ live
-
-    def tick(self) -> None:
-        touched = self.state.refresh_annotations()  # events another window or process wrote
-        if touched:
-            self.vlist.refresh_rows()
-            if self.current in touched:
-                self.show_current()
-        job = self.job
-        if job is None:
-            if self.was_live:
-                self.finish_live()
-            return
-        self.was_live = True
-        fresh = job.drain()
-        if fresh:
-            self.state.apply(fresh)
-            if self.state.filter != "all" or self.state.query or self.state.sort != "index":
-                self.relist()
-            else:
-                self.vlist.refresh_rows()
-                if self.current in fresh:
-                    self.show_current()
-            now = time.monotonic()
-            if now - self._metrics_at > self._metrics_every:
-                self.refresh_metrics()
-        self.update_header()
-
-    def draw_live(self) -> None:
-        """The focused item's reply as it streams (a live run of a real model only)."""
-        job, index = self.job, self.current
-        live = job.runner.live.get(index) if job is not None and index is not None else None
-        if live is None:
-            return
-        drawn = (index, id(live), live.step, live.tokens)
-        if drawn == self._live_drawn:
-            return
-        self._live_drawn = drawn
-        detail = self.query_one(DetailView)
-        if detail.shown != (index, self.state.versions.get(index, 0)):
-            self.show_current()
-        if self._live_detail is None or self._live_detail.index != index:
-            self._live_detail = api.item_detail(self.state.store, index, {},  # its prompt and gold, once per item
-                                                annotations=self.state.annotation_events(index))
-        detail.show_live(self._live_detail, live)
-
-    def finish_live(self) -> None:
-        """The runner stopped: read the run back from disk and show its final state."""
-        self.was_live = False
-        job_error = self.n2f.last_job_error.pop(self.run_id, None)
-        try:
-            store = RunStore.open(self.run_id)
-        except N2FError:
-            return
-        self.state.reload(store)
-        self.relist()
-        self.refresh_metrics()
-        self.update_header()
-        status = store.meta.get("status", "")
-        if job_error is not None:
-            self.notify(f"run stopped: {job_error}", severity="error", markup=False)
-        elif status == "cancelled":
-            self.notify("run cancelled: r resumes it", markup=False)
-
-    @work(thread=True, exclusive=True, group="metrics")
-    def refresh_metrics(self) -> None:
-        started = self._metrics_at = time.monotonic()
-        try:
-            metrics = engine_metrics(self.state, self._metrics_cache) if self.state.records else {}
-        except Exception as exc:  # an engine bug must not take the screen down
-            metrics = {"report error": str(exc)[:60]}
-        # a report that takes long is recomputed less often (it shares the GIL with the UI)
-        self._metrics_every = max(METRICS_EVERY, 15 * (time.monotonic() - started))
-        self.app.call_from_thread(self._set_metrics, metrics)
-
-    def _set_metrics(self, metrics: dict[str, Any]) -> None:
-        self.metrics = metrics
-        self.update_header()
-        # the metrics cache is long-lived too; left in the collector's oldest generation it
-        # would be walked by every full collection (tens of ms each, every few moves)
-        gc.freeze()
-
     # ------------------------------------------------------------ navigation
 
     def on_virtual_list_highlighted(self, event: VirtualList.Highlighted) -> None:
@@ -490,133 +345,6 @@ class RunScreen(AppScreen):
         if self.maximize(target, container=False):
             self.notify("z or Escape restores the layout", timeout=2)
 
-    # ------------------------------------------------------------- annotation
-
-    def action_tag_add(self) -> None:
-        index = self.current
-        if index is None:
-            return
-        have = self.state.tags(index).codes
-        choices = [(t.code, f"{t.label} ({t.code})" + (" ✓" if t.code in have else ""),
-                    (f"[{t.group}] " if t.group else "") + t.description) for t in self.state.taxonomy()]
-
-        def done(code: str | None) -> None:
-            if code:
-                self.state.add_tag(index, code)
-                self.after_annotation(index, f"tagged {code}")
-
-        self.app.push_screen(ChoiceDialog("Add a tag (the engine's taxonomy)", choices), done)
-
-    def action_tag_remove(self) -> None:
-        index = self.current
-        if index is None:
-            return
-        tags = self.state.tags(index)
-        choices = [(t.code, f"{t.code} (automatic)", t.evidence[:120]) for t in tags.auto]
-        choices += [(code, f"{code} (added by you)", label) for code, label in tags.manual.items()]
-        if not choices:
-            self.notify("this item has no tag to remove", timeout=2)
-            return
-
-        def done(code: str | None) -> None:
-            if code:
-                self.state.remove_tag(index, code)
-                self.after_annotation(index, f"removed {code}")
-
-        self.app.push_screen(ChoiceDialog("Remove a tag", choices), done)
-
-    def action_accept(self) -> None:
-        """Mark the item reviewed with its automatic tags as they stand, and move on to the next item."""
-        index = self.current
-        if index is None:
-            return
-        if self.state.blind:
-            self.notify("blind: d marks the item done with your labels and moves on", timeout=2)
-            return
-        self.state.accept(index)
-        cursor = self.vlist.cursor
-        self.after_annotation(index, "automatic tags accepted as reviewed")
-        if self.current == index:  # still listed (else the next item is under the cursor already)
-            self.move_to(min(cursor + 1, self.vlist.count - 1))
-
-    def action_done(self) -> None:
-        """Mark the item done with the labels it has now, and move to the next item not yet reviewed."""
-        index = self.current
-        if index is None:
-            return
-        if not self.state.reviewed(index):
-            self.state.accept(index)
-        position = self.state.next_unlabelled(self.vlist.cursor)
-        target = self.state.order[position] if position is not None else index
-        self.after_annotation(target, "done" if position is not None else "done: every item shown is reviewed")
-        self.move_to(self.state.order.index(target) if target in self.state.order else self.vlist.cursor)
-
-    def action_blind(self) -> None:
-        self.state.set_blind(not self.state.blind)
-        self.n2f.blind = self.state.blind  # the home screen follows
-        self.relist()
-        self.notify("blind: automatic tags hidden" if self.state.blind else "automatic tags shown", timeout=1.5)
-
-    def action_note(self) -> None:
-        index = self.current
-        if index is None:
-            return
-
-        def done(text: str | None) -> None:
-            if text:
-                self.state.note(index, text)
-                self.after_annotation(index, "note saved")
-
-        self.app.push_screen(TextDialog(f"Note on {self.state.ids[index]}"), done)
-
-    def after_annotation(self, index: int, message: str) -> None:
-        self.vlist.refresh_rows()
-        self.update_list_title()
-        if self.state.filter in ("annotated", "unreviewed", "unlabelled") or self.state.filter.startswith("tag:"):
-            self.relist(keep=index)
-        self.show_current()
-        self.notify(message, timeout=1.5, markup=False)
-
-    # ----------------------------------------------------------------- run
-
-    def action_pause(self) -> None:
-        job = self.job
-        if job is None:
-            self.notify("the run is not running (r resumes it)", timeout=2)
-            return
-        paused = job.toggle_pause()
-        self.notify("paused: space continues" if paused else "continuing", timeout=1.5)
-        self.update_header()
-
-    def action_cancel_run(self) -> None:
-        job = self.job
-        if job is None:
-            self.notify("the run is not running", timeout=2)
-            return
-
-        def confirmed(yes: bool | None) -> None:
-            if yes and self.job is job:
-                job.cancel()
-                self.notify("cancelling: items in flight are left for resume", timeout=2)
-
-        self.app.push_screen(ConfirmDialog(f"Cancel run {self.state.store.label}? Finished items are kept; "
-                                           "r resumes the rest.", yes="Cancel run"), confirmed)
-
-    async def action_resume(self) -> None:
-        if self.job is not None:
-            self.notify("the run is already running", timeout=2)
-            return
-        if not self.state.store.pending_indices():
-            self.notify("nothing left to run: every item has a result", timeout=2)
-            return
-        job = await self.n2f.resume_run(self.run_id, open_screen=False)
-        if job is not None:
-            self.state.reload(job.store)
-            job.drain()
-            self.was_live = True
-            self.relist()
-            self.update_header()
-
     def action_report(self) -> None:
         self.n2f.open_report(self.run_id)
 
@@ -634,22 +362,9 @@ class RunScreen(AppScreen):
 
     def action_compare(self) -> None:
         from sessions.store import list_run_meta
-        from n2f_tui.widgets.style import run_label
 
-        if self.n2f.refuses_in_blind("comparison"):
-            return
-        others = [m for m in reversed(list_run_meta())
-                  if m["id"] != self.run_id and m.get("engine") == self.state.store.meta.get("engine")]
-        if not others:
-            self.notify("no other run of the same engine to compare with", severity="warning")
-            return
-        choices = [(m["id"], f"{run_label(m)}  {m.get('model')}  {describe_run(m).text}") for m in others]
-
-        def chosen(other: str | None) -> None:
-            if other:
-                self.n2f.open_compare(self.run_id, other)
-
-        self.app.push_screen(ChoiceDialog("Compare with", choices), chosen)
+        if not self.n2f.refuses_in_blind("comparison"):
+            choose_run_to_compare(self, self.state.store.meta, reversed(list_run_meta()), "Compare with")
 
     def action_edit(self) -> None:
         index = self.current

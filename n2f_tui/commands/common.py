@@ -1,0 +1,37 @@
+"""What the command groups share: the two consoles, the engine and budget options, the printed report."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from rich.console import Console
+from rich.panel import Panel
+
+from engines import engine_names
+from n2f_tui.figures import render_report_head
+from n2f_tui.plain import print_table
+from n2f_tui.render import render_paper, render_report_tables
+from sessions import api
+
+out = Console(highlight=False)
+err = Console(stderr=True, highlight=False)
+
+
+def budget_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--max-tokens", type=int, default=None, metavar="N",
+                   help="stop taking new items once the run has used N tokens (resumable)")
+    p.add_argument("--max-cost", type=float, default=None, metavar="USD",
+                   help="stop taking new items once the run has cost USD (needs the model's [prices] in the config)")
+
+
+def engine_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("engine", help=f"one of: {', '.join(engine_names())}")
+    p.add_argument("-s", "--set", dest="settings", action="append", default=[], metavar="K=V", help="an engine setting")
+    p.add_argument("--seed", type=int, default=api.DEFAULT_SEED, help="seed for item construction and the simulator")
+
+
+def print_report(report: Any, summary: dict[str, Any]) -> None:
+    out.print(Panel(render_report_head(summary), title="report", title_align="left"))
+    for renderable in render_report_tables(report) + render_paper(summary.get("paper")):
+        print_table(out, renderable)

@@ -1,0 +1,168 @@
+"""papers, runs, report, show, export: reading what is stored (never the runner)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.panel import Panel
+from rich.table import Table
+
+from engines import engine_names
+from n2f_tui.commands.common import err, out, print_report
+from n2f_tui.itemview import Extent, gold_parts, output_parts, prompt_parts, view_parts
+from n2f_tui.plain import print_table
+from n2f_tui.render import Fold, render_papers_listing, render_view, safe_text, status_text
+from sessions import api
+from sessions.errors import InputError
+from sessions.export import export_records, to_csv, to_jsonl
+from sessions.papers import papers_listing
+from sessions.store import RunStore, list_run_meta
+
+
+def add_parsers(sub: Any) -> None:
+    """papers, runs, report, show, export."""
+    p = sub.add_parser("papers", help="the papers' published figures on record: table, setting, models, metrics")
+    p.add_argument("engine", nargs="?", help=f"one of: {', '.join(engine_names())} (default: all)")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("runs", help="list the runs in the store")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("report", help="a run's report: the paper's tables")
+    p.add_argument("run")
+    p.add_argument("--against", nargs="+", default=[], metavar="RUN", help="runs to compare with (e.g. D_c/D_d, deltas)")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("show", help="one item of a run: prompt, output, verdict, views")
+    p.add_argument("run")
+    p.add_argument("item", help="item id or 1-based position")
+    p.add_argument("--full", action="store_true", help="every table row, tree node, line and tool result (default: folded)")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("export", help="export a run, one record per item")
+    p.add_argument("run")
+    p.add_argument("--format", choices=("jsonl", "csv"), required=True)
+    p.add_argument("--annotations", action="store_true", help="include manual tags and notes")
+    p.add_argument("-o", "--out", default=None, help="write to this file instead of stdout")
+
+
+
+def cmd_papers(args: argparse.Namespace) -> int:
+    if args.engine is not None and args.engine not in engine_names():
+        raise InputError(f"unknown engine {args.engine!r}; one of: {', '.join(engine_names())}")
+    entries = [e for name in ([args.engine] if args.engine else engine_names()) for e in papers_listing(name)]
+    if args.json:
+        print(json.dumps(entries, ensure_ascii=False))
+    else:
+        print_table(out, render_papers_listing(entries))
+    return 0
+
+
+
+def cmd_runs(args: argparse.Namespace) -> int:
+    from sessions.config import load_config
+    from sessions.describe import describe_run
+
+    config = load_config()
+    metas = list_run_meta()
+    rows = []
+    for meta in metas:
+        store = RunStore(Path(meta["_folder"]))
+        summary = store.summary()
+        rows.append({
+            "id": meta["id"], "name": meta.get("name", ""), "engine": meta["engine"], "model": meta.get("model", ""),
+            "settings": meta.get("settings", {}), "changes": describe_run(meta).text,
+            "done": summary.finished,
+            "total": meta.get("total", 0), "accuracy": summary.accuracy, "status": meta.get("status", ""),
+            "created": meta.get("created", ""), "group": meta.get("group", ""),
+            "usage": summary.usage.to_json(api.price_of(store, config)),
+        })
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False))
+        return 0
+    if not rows:
+        err.print("no runs yet; start one with `n2f run dedc`")
+        return 0
+    table = Table(title="runs")
+    for column in ("id", "name", "engine", "model", "changes", "done", "accuracy", "tokens", "cost", "status", "created"):
+        table.add_column(column, justify="right" if column in ("tokens", "cost") else "left")
+    for r in rows:
+        acc = "-" if r["accuracy"] is None else f"{100 * r['accuracy']:.2f}%"
+        usage = r["usage"]
+        tokens = f"{usage['total_tokens']:,}" if usage["total_tokens"] else "-"
+        cost = "-" if usage["cost"] is None else f"${usage['cost']:.4f}"
+        table.add_row(*(safe_text(v) for v in (r["id"], r["name"], r["engine"], r["model"], r["changes"],
+                                               f"{r['done']}/{r['total']}", acc, tokens, cost, r["status"], r["created"])))
+    print_table(out, table)
+    return 0
+
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    store = RunStore.open(args.run)
+    against = [RunStore.open(ref) for ref in args.against]
+    report, summary = api.build_report(store, against)
+    if args.json:
+        print(json.dumps(summary, ensure_ascii=False))
+    else:
+        print_report(report, summary)
+    return 0
+
+
+SHOW_FOLDED = Extent(Fold(rows=20, lines=40, hint="n2f show --full prints all"))
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    """One item; long tables, trees, texts and tool results folded unless ``--full``."""
+    store = RunStore.open(args.run)
+    index, _ = api.find_item(store, args.item)
+    detail = api.item_detail(store, index)
+    record, verdict = detail.record, detail.verdict
+    if args.json:
+        print(json.dumps({
+            "run": store.id, "item": detail.item.to_json(), "record": record, "prompts": detail.prompts,
+            "verdict": verdict.to_json() if verdict else None, "annotations": detail.annotations,
+        }, ensure_ascii=False))
+        return 0
+    extent = Extent(None, cap=False) if args.full else SHOW_FOLDED
+    out.print(Panel(safe_text(detail.item.id), title=f"{store.label} item {index + 1}/{store.total}",
+                    subtitle=status_text(detail.status)))
+    parts = prompt_parts(detail, extent) + output_parts(list((record or {}).get("outputs", [])), detail.prompts, extent)
+    parts += gold_parts(detail.item.gold, extent)
+    for part in parts:
+        out.print(part)
+    if record and record.get("error"):
+        out.print(Panel(safe_text(record["error"]), title="error", style="yellow"))
+    if verdict:
+        for tag in verdict.tags:
+            out.print(safe_text(f"[{tag.code}] ", style="bold red") + safe_text(tag.evidence))
+        for view in verdict.views:
+            if view.kind == "diff":
+                out.print(render_view(view))
+        for part in view_parts(verdict.views, extent):
+            print_table(out, part)
+    for note in detail.annotations:
+        out.print(safe_text(f"{note['time']} {note['kind']} {note.get('code', '')} {note.get('text', '')}", style="italic"))
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    store = RunStore.open(args.run)
+    records = export_records(store, with_annotations=args.annotations)
+    text = to_jsonl(records) if args.format == "jsonl" else to_csv(records)
+    if args.out:
+        try:
+            Path(args.out).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"cannot write {args.out}: {exc.strerror or exc}") from None
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+
+COMMANDS = {"papers": cmd_papers, "runs": cmd_runs, "report": cmd_report, "show": cmd_show, "export": cmd_export}

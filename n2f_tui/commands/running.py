@@ -1,0 +1,197 @@
+"""run, items, score: making and judging answers.
+
+asyncio is imported inside the commands that run something, so reading a run starts faster.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from engines import get_engine
+from engines.core import Item
+from n2f_tui.commands.common import budget_options, engine_options, err, print_report
+from n2f_tui.widgets.style import usage_line
+from sessions import api
+from sessions.errors import InputError, RuntimeFailure
+from sessions.store import RunStore
+
+
+def add_parsers(sub: Any) -> None:
+    """run, items, score."""
+    p = sub.add_parser("run", help="run a benchmark headless")
+    engine_options(p)
+    p.add_argument("-m", "--model", default=None, help="sim[:k=v,...] | oracle | replay:FILE | local[:PATH.gguf] | openai:MODEL[@URL]")
+    p.add_argument("-n", "--limit", type=int, default=None, help="only the first N items")
+    p.add_argument("-j", "--concurrency", type=int, default=None, help="items in flight at once")
+    p.add_argument("--name", default="", help="a name to refer to the run by")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    budget_options(p)
+
+    p = sub.add_parser("items", help="print the items as JSON lines")
+    engine_options(p)
+
+    p = sub.add_parser("score", help="score one item's outputs; prints the verdict as JSON")
+    p.add_argument("engine")
+    p.add_argument("--item", required=True, help="a file holding one item as printed by n2f items")
+    p.add_argument("--output", action="append", required=True, help="a file with the model output of one step")
+    p.add_argument("-s", "--set", dest="settings", action="append", default=[], metavar="K=V")
+
+
+def rate_text(rate: float) -> str:
+    """Items per second as a person reads them: 2650, 14.2 or 0.14 (a local model), never a bare 0."""
+    return f"{rate:.0f}" if rate >= 100 else f"{rate:.1f}" if rate >= 1 else f"{rate:.2f}"
+
+
+def _announce_cap(prepared: api.PreparedRun) -> None:
+    """A local model writes until its reply cap: say which cap this run has before it starts."""
+    if prepared.backend.spec.kind == "local":
+        cap = getattr(prepared.runner.settings, "max_tokens", None)
+        err.print(f"local model: replies capped at {cap} tokens (-s max_tokens=N to change)")
+
+
+async def drive(prepared: api.PreparedRun, quiet: bool) -> Any:
+    """Run with a progress bar polled on a timer; Ctrl-C/SIGTERM stop cleanly for resume.
+
+    A stop cancels the items in flight (``Runner.cancel``), so it takes effect between two
+    tokens of a local model or at once for a remote one, not when the reply is done.
+    """
+    import asyncio
+
+    runner = prepared.runner
+    _announce_cap(prepared)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, runner.cancel)
+        except (NotImplementedError, RuntimeError):
+            pass
+    task = asyncio.create_task(runner.run())
+    try:
+        if quiet or not err.is_terminal and not err.file.isatty():
+            return await task
+        columns = (
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]} items/s  acc {task.fields[acc]:.1%}  err {task.fields[errors]}"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+        )
+        with Progress(*columns, console=err, transient=False) as bar:
+            bar_id = bar.add_task(prepared.store.label, total=None, rate=rate_text(0.0), acc=0.0, errors=0)
+            while not task.done():
+                p = runner.progress
+                bar.update(bar_id, total=p.total, completed=p.done, rate=rate_text(p.rate), acc=p.accuracy, errors=p.errors)
+                await asyncio.wait({task}, timeout=0.1)
+            p = runner.progress
+            bar.update(bar_id, total=p.total, completed=p.done, rate=rate_text(p.rate), acc=p.accuracy, errors=p.errors)
+        return await task
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                loop.remove_signal_handler(sig)
+            except (NotImplementedError, RuntimeError):
+                pass
+        prepared.store.close()
+        await prepared.backend.aclose()
+
+
+def usage_of(summary: dict[str, Any]) -> str:
+    usage = summary["usage"]
+    return usage_line(usage["prompt_tokens"], usage["completion_tokens"], usage["cost"])
+
+
+def finish_run(prepared: api.PreparedRun, progress: Any, as_json: bool) -> int:
+    store = RunStore.open(prepared.store.id)
+    report, summary = api.build_report(store)
+    summary["elapsed_s"] = round(progress.elapsed, 3)
+    summary["items_per_s"] = round(progress.rate, 1)
+    if as_json:
+        print(json.dumps(summary, ensure_ascii=False))
+    else:
+        print_report(report, summary)
+        err.print(f"run {store.label}: {progress.done} items in {progress.elapsed:.2f}s ({rate_text(progress.rate)} items/s)")
+    if progress.cancelled:
+        err.print(f"stopped; `n2f resume {store.label}` finishes it")
+        return 130
+    if progress.budget_reached and store.pending_indices():
+        err.print(f"stopped at the budget ({usage_of(summary)}); `n2f resume {store.label}` finishes it")
+    if progress.errors:
+        raise RuntimeFailure(
+            f"{progress.errors} item(s) ended in status error (infrastructure); `n2f resume {store.label}` retries them"
+        )
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from sessions.config import load_config
+
+    config = load_config()
+
+    async def main() -> tuple[api.PreparedRun, Any]:
+        prepared = await api.prepare_run(
+            args.engine,
+            args.settings,
+            model=args.model or config.default_model,
+            seed=args.seed,
+            limit=args.limit,
+            concurrency=config.concurrency if args.concurrency is None else args.concurrency,
+            name=args.name,
+            config=config,
+            max_tokens=args.max_tokens,
+            max_cost=args.max_cost,
+        )
+        return prepared, await drive(prepared, args.quiet)
+
+    prepared, progress = asyncio.run(main())
+    return finish_run(prepared, progress, args.json)
+
+
+def cmd_items(args: argparse.Namespace) -> int:
+    _, _, items = api.build_items(args.engine, args.settings, args.seed)
+    write = sys.stdout.write
+    for item in items:
+        write(json.dumps(item.to_json(), ensure_ascii=False) + "\n")
+    return 0
+
+
+def _read(path: str, what: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{what} file {path}: {exc.strerror or exc}") from None
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from engines.core import parse_settings
+
+    engine = get_engine(args.engine)
+    settings = parse_settings(engine.settings_type, args.settings)
+    try:
+        data = json.loads(_read(args.item, "item"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"item file {args.item}: not JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise InputError(f"item file {args.item}: expected one JSON object as printed by n2f items")
+    item = Item.from_json(data)
+    if item.engine != engine.name:
+        raise InputError(f"item {item.id} is a {item.engine} item, not {engine.name}")
+    outputs = asyncio.run(api.run_tool_steps(engine, item, settings, [_read(p, "output") for p in args.output]))
+    verdict = engine.score(item, outputs, settings)
+    print(json.dumps(verdict.to_json(), ensure_ascii=False))
+    return 0
+
+
+COMMANDS = {"run": cmd_run, "items": cmd_items, "score": cmd_score}

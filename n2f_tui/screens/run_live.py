@@ -1,0 +1,146 @@
+"""The run screen while its run goes on, and the keys that drive the run (pause, cancel, resume).
+
+A timer (every 0.25 s) takes the records the runner finished since the last tick, redraws
+the visible rows and the header, and the detail if its item changed: nothing is done per
+item, so a thousand items a second cost four redraws a second. The engine's headline
+metrics are recomputed in a thread, at most every two seconds.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from typing import Any
+
+from textual import work
+
+from n2f_tui.run_metrics import engine_metrics
+from n2f_tui.screens.dialogs import ConfirmDialog
+from n2f_tui.widgets.detail import DetailView
+from sessions import api
+from sessions.errors import N2FError
+from sessions.store import RunStore
+
+METRICS_EVERY = 2.0
+
+
+class LiveRunActions:
+    """Following and driving a live run (``RunScreen`` provides ``job``, ``state``, ``relist``, ``update_header``)."""
+
+    def tick(self) -> None:
+        touched = self.state.refresh_annotations()  # events another window or process wrote
+        if touched:
+            self.vlist.refresh_rows()
+            if self.current in touched:
+                self.show_current()
+        job = self.job
+        if job is None:
+            if self.was_live:
+                self.finish_live()
+            return
+        self.was_live = True
+        fresh = job.drain()
+        if fresh:
+            self.state.apply(fresh)
+            if self.state.filter != "all" or self.state.query or self.state.sort != "index":
+                self.relist()
+            else:
+                self.vlist.refresh_rows()
+                if self.current in fresh:
+                    self.show_current()
+            now = time.monotonic()
+            if now - self._metrics_at > self._metrics_every:
+                self.refresh_metrics()
+        self.update_header()
+
+    def draw_live(self) -> None:
+        """The focused item's reply as it streams (a live run of a real model only)."""
+        job, index = self.job, self.current
+        live = job.runner.live.get(index) if job is not None and index is not None else None
+        if live is None:
+            return
+        drawn = (index, id(live), live.step, live.tokens)
+        if drawn == self._live_drawn:
+            return
+        self._live_drawn = drawn
+        detail = self.query_one(DetailView)
+        if detail.shown != (index, self.state.versions.get(index, 0)):
+            self.show_current()
+        if self._live_detail is None or self._live_detail.index != index:
+            self._live_detail = api.item_detail(self.state.store, index, {},  # its prompt and gold, once per item
+                                                annotations=self.state.annotation_events(index))
+        detail.show_live(self._live_detail, live)
+
+    def finish_live(self) -> None:
+        """The runner stopped: read the run back from disk and show its final state."""
+        self.was_live = False
+        job_error = self.n2f.last_job_error.pop(self.run_id, None)
+        try:
+            store = RunStore.open(self.run_id)
+        except N2FError:
+            return
+        self.state.reload(store)
+        self.relist()
+        self.refresh_metrics()
+        self.update_header()
+        status = store.meta.get("status", "")
+        if job_error is not None:
+            self.notify(f"run stopped: {job_error}", severity="error", markup=False)
+        elif status == "cancelled":
+            self.notify("run cancelled: r resumes it", markup=False)
+
+    @work(thread=True, exclusive=True, group="metrics")
+    def refresh_metrics(self) -> None:
+        started = self._metrics_at = time.monotonic()
+        try:
+            metrics = engine_metrics(self.state, self._metrics_cache) if self.state.records else {}
+        except Exception as exc:  # an engine bug must not take the screen down
+            metrics = {"report error": str(exc)[:60]}
+        # a report that takes long is recomputed less often (it shares the GIL with the UI)
+        self._metrics_every = max(METRICS_EVERY, 15 * (time.monotonic() - started))
+        self.app.call_from_thread(self._set_metrics, metrics)
+
+    def _set_metrics(self, metrics: dict[str, Any]) -> None:
+        self.metrics = metrics
+        self.update_header()
+        # the metrics cache is long-lived too; left in the collector's oldest generation it
+        # would be walked by every full collection (tens of ms each, every few moves)
+        gc.freeze()
+
+    def action_pause(self) -> None:
+        job = self.job
+        if job is None:
+            self.notify("the run is not running (r resumes it)", timeout=2)
+            return
+        paused = job.toggle_pause()
+        self.notify("paused: space continues" if paused else "continuing", timeout=1.5)
+        self.update_header()
+
+    def action_cancel_run(self) -> None:
+        job = self.job
+        if job is None:
+            self.notify("the run is not running", timeout=2)
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if yes and self.job is job:
+                job.cancel()
+                self.notify("cancelling: items in flight are left for resume", timeout=2)
+
+        self.app.push_screen(ConfirmDialog(f"Cancel run {self.state.store.label}? Finished items are kept; "
+                                           "r resumes the rest.", yes="Cancel run"), confirmed)
+
+    async def action_resume(self) -> None:
+        if self.job is not None:
+            self.notify("the run is already running", timeout=2)
+            return
+        if not self.state.store.pending_indices():
+            self.notify("nothing left to run: every item has a result", timeout=2)
+            return
+        job = await self.n2f.resume_run(self.run_id, open_screen=False)
+        if job is not None:
+            self.state.reload(job.store)
+            job.drain()
+            self.was_live = True
+            self.relist()
+            self.update_header()

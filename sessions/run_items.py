@@ -1,0 +1,170 @@
+"""A run's items on disk, written once when the run is made and only read after.
+
+  items.jsonl           the run's items, one JSON object a line
+  items.idx             byte offset of each item's line (uint64, little-endian), so one
+                        item is read without parsing the others
+  items.brief.jsonl     each item's id and meta, one JSON object a line (lists, lookups
+                        by id, reports: what they need without the items' inputs and gold)
+
+A run written by an earlier version may lack the index and the brief file: readers then
+work from items.jsonl, and the run's owner writes both (``RunItems.repair``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from array import array
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from engines.core import Item
+from sessions.errors import InputError
+from sessions.files import atomic_write_bytes, atomic_write_chunks
+
+ITEMS = "items.jsonl"
+ITEMS_INDEX = "items.idx"
+ITEMS_BRIEF = "items.brief.jsonl"
+
+
+def item_offsets(data: bytes) -> array:
+    """Start offset of every line of ``items.jsonl`` plus its end, for files written without ``items.idx``."""
+    offsets = array("Q", [0])
+    for match in re.finditer(b"\n", data):
+        offsets.append(match.end())
+    if offsets[-1] != len(data):
+        offsets.append(len(data))
+    return offsets
+
+
+def _shared_strings(obj: dict[str, Any]) -> dict[str, Any]:
+    """Item metas repeat a few values (shapes, graph types, primitive names) across thousands
+    of items: one copy of each string keeps a 100,000-item brief in memory small."""
+    for key, value in obj.items():
+        if isinstance(value, str):
+            obj[key] = sys.intern(value)
+        elif isinstance(value, list):
+            obj[key] = [sys.intern(v) if isinstance(v, str) else v for v in value]
+    return obj
+
+
+_BRIEF_DECODER = json.JSONDecoder(object_hook=_shared_strings)
+_BRIEF_ID = re.compile(rb'^\{"id": ("(?:[^"\\]|\\.)*")', re.MULTILINE)  # brief_line writes the id first
+
+
+def brief_line(item_id: str, meta: Mapping[str, Any]) -> bytes:
+    return json.dumps({"id": item_id, "meta": meta}, ensure_ascii=False).encode("utf-8") + b"\n"
+
+
+def write_items(folder: Path, items: Iterable[Item]) -> int:
+    """Write the three item files of a new run, streaming the items once; returns how many there are."""
+    offsets, briefs = array("Q", [0]), bytearray()
+
+    def lines() -> Iterable[bytes]:
+        for item in items:
+            line = json.dumps(item.to_json(), ensure_ascii=False).encode("utf-8") + b"\n"
+            offsets.append(offsets[-1] + len(line))
+            briefs.extend(brief_line(item.id, item.meta))
+            yield line
+
+    atomic_write_chunks(folder / ITEMS, lines())
+    atomic_write_bytes(folder / ITEMS_INDEX, offsets.tobytes())
+    atomic_write_bytes(folder / ITEMS_BRIEF, bytes(briefs))
+    return len(offsets) - 1
+
+
+class RunItems:
+    """Reads one run's items: all of them, one by its index, or only their ids and metas."""
+
+    def __init__(self, folder: Path, engine: str, label: str):
+        self.folder = folder
+        self.engine = engine
+        self.label = label  # names the run in errors
+        self._items: list[Item] | None = None
+        self._offsets: array | None = None
+        self._ids: list[str] | None = None
+
+    def items(self) -> list[Item]:
+        """Every item of the run (parsed once and kept)."""
+        if self._items is None:
+            self._items = [Item.from_json(json.loads(line)) for line in self._items_bytes().splitlines() if line.strip()]
+        return self._items
+
+    def item(self, index: int) -> Item:
+        """One item, reading only its line."""
+        if self._items is not None:
+            return self._items[index]
+        offsets = self._item_offsets()
+        if not 0 <= index < len(offsets) - 1:
+            raise IndexError(index)
+        with open(self.folder / ITEMS, "rb") as handle:
+            handle.seek(offsets[index])
+            return Item.from_json(json.loads(handle.read(offsets[index + 1] - offsets[index])))
+
+    def briefs(self) -> list[dict[str, Any]]:
+        """Every item's ``{"id", "meta"}`` in run order, without parsing the items' inputs and gold.
+
+        Not kept: callers keep what they need (ids, or light items for a report).
+        """
+        try:
+            data = (self.folder / ITEMS_BRIEF).read_bytes()
+        except FileNotFoundError:  # written by an earlier version
+            return [{"id": item.id, "meta": item.meta} for item in self.items()]
+        return _BRIEF_DECODER.decode("[" + ",".join(data.decode("utf-8").splitlines()) + "]")
+
+    def brief_items(self) -> list[Item]:
+        """Every item with its id and meta only: what reports group and name items by.
+
+        Their inputs and gold are one shared empty mapping, read-only like the rest of a brief.
+        """
+        engine, nothing = self.engine, {}
+        return [Item(id=b["id"], engine=engine, inputs=nothing, gold=nothing, meta=b["meta"]) for b in self.briefs()]
+
+    def item_ids(self) -> list[str]:
+        """Every item's id in run order: the head of each brief line, without parsing the metas."""
+        if self._ids is None:
+            try:
+                data = (self.folder / ITEMS_BRIEF).read_bytes()
+            except FileNotFoundError:  # written by an earlier version
+                self._ids = [item.id for item in self.items()]
+            else:
+                self._ids = json.loads(b"[" + b",".join(_BRIEF_ID.findall(data)) + b"]")
+        return self._ids
+
+    def find_item(self, item_id: str) -> int | None:
+        """The index of the item with this id: a byte search of the brief file, whose lines start with the id."""
+        if self._ids is not None or not (self.folder / ITEMS_BRIEF).exists():
+            try:
+                return self.item_ids().index(item_id)
+            except ValueError:
+                return None
+        data = (self.folder / ITEMS_BRIEF).read_bytes()
+        needle = brief_line(item_id, {})[: -len(b' "meta": {}}\n')]  # '{"id": "<id>",'
+        at = data.find(needle)
+        while at > 0 and data[at - 1] != 0x0A:
+            at = data.find(needle, at + 1)
+        return None if at < 0 else data.count(b"\n", 0, at)
+
+    def repair(self) -> None:
+        """Write the index and the brief file if the run lacks them (the run's owner only)."""
+        if not (self.folder / ITEMS_INDEX).exists():
+            atomic_write_bytes(self.folder / ITEMS_INDEX, item_offsets(self._items_bytes()).tobytes())
+        if not (self.folder / ITEMS_BRIEF).exists():
+            atomic_write_bytes(self.folder / ITEMS_BRIEF, b"".join(brief_line(b["id"], b["meta"]) for b in self.briefs()))
+
+    def _items_bytes(self) -> bytes:
+        try:
+            return (self.folder / ITEMS).read_bytes()
+        except FileNotFoundError:
+            raise InputError(f"run {self.label}: items.jsonl is missing") from None
+
+    def _item_offsets(self) -> array:
+        if self._offsets is None:
+            offsets = array("Q")
+            try:
+                offsets.frombytes((self.folder / ITEMS_INDEX).read_bytes())
+            except FileNotFoundError:
+                offsets = item_offsets(self._items_bytes())
+            self._offsets = offsets
+        return self._offsets

@@ -1,0 +1,96 @@
+"""One item through its steps, and the result record it leaves.
+
+The engine names each next step from the outputs so far; model steps go to the backend,
+tool steps to ``sessions.tools`` (the backend never sees them). The runner and the prompt
+editor's re-runs both walk an item this way.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from engines.contract import Engine
+from engines.core import Item, Verdict
+from sessions.backends.base import Backend, BackendError, CallRequest, Completion
+from sessions.files import now_iso
+from sessions.streaming import LiveReply
+from sessions.tools import run_tool
+
+
+def record_for(item: Item, index: int, verdict: Verdict, outputs: Sequence[str], steps: list[dict], attempt: int) -> dict:
+    return {
+        "id": item.id,
+        "index": index,
+        "status": verdict.status,
+        "scores": verdict.scores,
+        "tags": [t.to_json() for t in verdict.tags],
+        "outputs": list(outputs),
+        "steps": steps,
+        "attempt": attempt,
+        "time": now_iso(),
+    }
+
+
+def error_record(item: Item, index: int, message: str, outputs: Sequence[str], steps: list[dict], attempt: int) -> dict:
+    return {
+        "id": item.id,
+        "index": index,
+        "status": "error",
+        "scores": {},
+        "tags": [],
+        "outputs": list(outputs),
+        "steps": steps,
+        "error": message,
+        "attempt": attempt,
+        "time": now_iso(),
+    }
+
+
+@dataclass
+class StepTrace:
+    """What one pass of an item through its steps produced."""
+
+    outputs: list[str] = field(default_factory=list)
+    steps: list[dict] = field(default_factory=list)  # per step: name, template, usage, latency, cached[, finish_reason]
+    prompts: list[dict] = field(default_factory=list)  # per step: {"step", "messages"}
+    error: str = ""  # an infrastructure failure (BackendError) that stopped the item
+
+
+async def run_steps(
+    engine: Engine, item: Item, settings: Any, backend: Backend, templates: Mapping[str, str] | None, attempt: int,
+    live: LiveReply | None = None,
+) -> StepTrace:
+    """Ask the engine for steps until the item is done: model steps go to the backend, tool steps to
+    ``sessions.tools`` (the backend never sees them); either output is appended alike.
+
+    With ``live``, model steps stream: every text delta goes to it as it arrives."""
+    trace = StepTrace()
+    try:
+        while (step := engine.next_step(item, settings, trace.outputs, templates)) is not None:
+            trace.prompts.append({"step": step.name, "messages": [m.to_json() for m in step.messages]})
+            if step.kind == "tool":
+                started = time.monotonic()
+                text = await run_tool(step.tool, step.payload)
+                completion = Completion(text=text, latency=time.monotonic() - started)
+            else:
+                if live is not None:
+                    live.begin(len(trace.outputs), step.name)
+                request = CallRequest(item=item, step=step, step_index=len(trace.outputs),
+                                      outputs=tuple(trace.outputs), attempt=attempt,
+                                      on_text=live.feed if live is not None else None)
+                completion = await backend.complete(request)
+            trace.outputs.append(completion.text)
+            trace.steps.append({
+                "name": step.name,
+                "template": step.template,
+                "usage": completion.usage,
+                "latency": round(completion.latency, 4),
+                "cached": completion.cached,
+                **({"finish_reason": completion.finish_reason} if completion.finish_reason else {}),
+            })
+    except BackendError as exc:
+        trace.error = str(exc)
+    return trace
+
