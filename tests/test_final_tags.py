@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import json
 
-from n2f_tui.app import N2FApp
 from n2f_tui.cli import main
 from n2f_tui.widgets.pane import Pane
-from n2f_tui.widgets.style import STABLE
 from sessions import api
 from sessions.agreement import agreement_report
 from sessions.compare import compare_runs
 from sessions.export import export_records
 from sessions.store import RunStore
-from tui_support import make_run, screen_named, until
+from tui_support import inspect_run, make_run, screen_named, until
 
 
 def reviewed_item(store: RunStore) -> tuple[int, str]:
@@ -93,9 +91,7 @@ async def test_the_report_screen_shows_automatic_and_final_counts():
     store = RunStore.open("screen")
     before = api.build_report(store)[1]["tags"]
     review(store)
-    app = N2FApp(run="screen", formats=STABLE, demo=False)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await until(pilot, lambda: screen_named(app, "RunScreen"))
+    async with inspect_run("screen") as (app, pilot):
         await pilot.press("R")
         await until(pilot, lambda: screen_named(app, "ReportScreen"))
         pane = app.screen.query_one("#report", Pane)

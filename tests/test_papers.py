@@ -209,15 +209,11 @@ def test_replayed_released_outputs_sit_beside_table_1(level, dataset):
 
 @pytest.mark.slow
 async def test_the_inspectors_report_screen_shows_the_paper_rows():
-    from n2f_tui.app import N2FApp
     from n2f_tui.screens.report import ReportScreen
-    from n2f_tui.widgets.style import STABLE
-    from tui_support import make_run, screen_named, until
+    from tui_support import inspect_run, make_run, until
 
     await make_run("beside-the-paper", limit=20)
-    app = N2FApp(run="beside-the-paper", formats=STABLE, demo=False)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: screen_named(app, "RunScreen"))
+    async with inspect_run("beside-the-paper", size=(120, 40)) as (app, pilot):
         await pilot.press("R")
         await until(pilot, lambda: isinstance(app.screen, ReportScreen) and "paper Table 1" in app.screen.query_one("#report").plain)
         text = app.screen.query_one("#report").plain

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, Callable, Sequence
+from contextlib import asynccontextmanager
+from typing import Any, AsyncIterator, Callable, Sequence
 
 from textual.css.query import NoMatches
+from textual.pilot import Pilot
 
+from n2f_tui.app import N2FApp
+from n2f_tui.widgets.style import STABLE
 from sessions import api
 
 
@@ -48,6 +52,15 @@ async def until(pilot: Any, predicate: Callable[[], Any], timeout: float = 10.0)
 
 def screen_named(app: Any, name: str) -> bool:
     return type(app.screen).__name__ == name
+
+
+@asynccontextmanager
+async def inspect_run(run: str, size: tuple[int, int] = (160, 48), **options: Any) -> AsyncIterator[tuple[N2FApp, Pilot]]:
+    """The inspector opened on ``run`` at ``size`` (stable formats, no demo), once its run screen is up."""
+    app = N2FApp(run=run, formats=STABLE, demo=False, **options)
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: screen_named(app, "RunScreen"))
+        yield app, pilot
 
 
 async def detail_shown(pilot: Any, screen: Any) -> None:
