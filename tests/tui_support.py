@@ -12,6 +12,7 @@ from textual.pilot import Pilot
 
 from n2f_tui.app import N2FApp
 from n2f_tui.widgets.style import STABLE
+from run_support import run_to_end
 from sessions import api
 
 
@@ -20,11 +21,7 @@ async def make_run(name: str, limit: int | None = 40, model: str = "sim", settin
     """A finished run (deterministic for a given seed); returns its id."""
     prepared = await api.prepare_run(engine, list(settings), model=model, seed=seed, limit=limit, concurrency=4,
                                      name=name)
-    try:
-        await prepared.runner.run()
-    finally:
-        prepared.store.close()
-        await prepared.backend.aclose()
+    await run_to_end(prepared)
     return prepared.store.id
 
 
