@@ -6,13 +6,12 @@ from __future__ import annotations
 import json
 
 from n2f_tui.cli import main
-from n2f_tui.widgets.pane import Pane
 from sessions import api
 from sessions.agreement import agreement_report
 from sessions.compare import compare_runs
 from sessions.export import export_records
 from sessions.store import RunStore
-from tui_support import inspect_run, make_run, screen_named, until
+from tui_support import inspect_run, make_run, report_text
 
 
 def reviewed_item(store: RunStore) -> tuple[int, str]:
@@ -92,11 +91,7 @@ async def test_the_report_screen_shows_automatic_and_final_counts():
     before = api.build_report(store)[1]["tags"]
     review(store)
     async with inspect_run("screen") as (app, pilot):
-        await pilot.press("R")
-        await until(pilot, lambda: screen_named(app, "ReportScreen"))
-        pane = app.screen.query_one("#report", Pane)
-        await until(pilot, lambda: "automatic vs final" in pane.plain)
-        text = pane.plain
+        text = await report_text(pilot, app, "automatic vs final")
         line = next(l for l in text.splitlines() if "omission" in l and "│" in l and str(before["omission"]) in l
                     and "Omission" in l and l.count("│") >= 4)
         assert str(before["omission"] - 1) in line

@@ -6,9 +6,8 @@ import pytest
 
 from n2f_tui.screens.compare import CompareScreen
 from n2f_tui.screens.help import HelpScreen, key_rows
-from n2f_tui.screens.report import ReportScreen
 from n2f_tui.screens.run import RunScreen
-from tui_support import inspect_run, make_run, screen_named, until
+from tui_support import inspect_run, make_run, report_text, screen_named, until
 
 
 @pytest.mark.slow
@@ -38,9 +37,7 @@ async def test_compare_two_runs_with_the_different_outcome_filter():
 async def test_report_shows_the_engine_tables_and_charts():
     await make_run("reported", limit=60)
     async with inspect_run("reported", size=(120, 40)) as (app, pilot):
-        await pilot.press("R")
-        await until(pilot, lambda: isinstance(app.screen, ReportScreen) and "accuracy" in app.screen.query_one("#report").plain)
-        text = app.screen.query_one("#report").plain
+        text = await report_text(pilot, app, "accuracy")
         assert "Table 3" in text  # the paper's error-type table, as a table and as bars
         assert "items by error type" in text and "█" in text
         assert "accuracy % by graph_type" in text  # accuracy by complexity, as bars

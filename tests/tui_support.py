@@ -60,6 +60,13 @@ async def inspect_run(run: str, size: tuple[int, int] = (160, 48), **options: An
         yield app, pilot
 
 
+async def report_text(pilot: Pilot, app: N2FApp, showing: str) -> str:
+    """Open the run's report with its key, wait until it shows ``showing``, and return its text."""
+    await pilot.press("R")
+    await until(pilot, lambda: screen_named(app, "ReportScreen") and showing in app.screen.query_one("#report").plain)
+    return app.screen.query_one("#report").plain
+
+
 async def detail_shown(pilot: Any, screen: Any) -> None:
     """Wait for the run screen's detail worker: the item under the cursor drawn, its views too."""
     await until(pilot, lambda: screen.detail_ready)
