@@ -10,13 +10,11 @@ time is reported. Cold load and scoring are timed in fresh child processes too.
 
 from __future__ import annotations
 
-import json
-import os
 import statistics
 import subprocess
 import sys
-import tempfile
-import time
+
+from whole_process import repeated_runs
 
 COLD_LOAD = """
 import time
@@ -50,16 +48,6 @@ def child(code: str) -> float:
     return float(done.stdout.strip().splitlines()[-1])
 
 
-def one_run(bases: int) -> tuple[float, dict]:
-    with tempfile.TemporaryDirectory() as home:
-        env = {**os.environ, "N2F_HOME": home}
-        start = time.perf_counter()
-        result = subprocess.run(
-            [sys.executable, "-m", "n2f_tui", "run", "compost", "-s", f"bases={bases}", "-m", "sim", "--json", "-q"],
-            capture_output=True, text=True, env=env, check=True)
-        return time.perf_counter() - start, json.loads(result.stdout)
-
-
 def main() -> None:
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 5
     bases = int(sys.argv[2]) if len(sys.argv) > 2 else 18
@@ -67,11 +55,7 @@ def main() -> None:
     print(f"cold load of the embedded graph: median {statistics.median(loads):.2f} s")
     per_item = [child(SCORE) for _ in range(3)]
     print(f"execute + score one item (gold cached per process): median {1000 * statistics.median(per_item):.2f} ms")
-    times = []
-    for _ in range(runs):
-        seconds, report = one_run(bases)
-        times.append(seconds)
-        print(f"{seconds:.2f} s  ({report['n']} items, in-run {report.get('items_per_s')} items/s)")
+    times, report = repeated_runs("compost", ["-s", f"bases={bases}", "-m", "sim"], runs)
     median = statistics.median(times)
     print(f"median of {runs}: {median:.2f} s for {report['n']} items ({report['n'] / median:.0f} items/s whole-process)")
 

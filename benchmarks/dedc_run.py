@@ -8,33 +8,15 @@ prompting, the simulator, parsing, scoring, tagging and the store are all counte
 
 from __future__ import annotations
 
-import json
 import statistics
-import subprocess
 import sys
-import tempfile
-import time
-import os
 
-
-def one_run() -> tuple[float, dict]:
-    with tempfile.TemporaryDirectory() as home:
-        env = {**os.environ, "N2F_HOME": home}
-        start = time.perf_counter()
-        result = subprocess.run(
-            [sys.executable, "-m", "n2f_tui", "run", "dedc", "-s", "repeat=10", "-m", "sim", "--json", "-q"],
-            capture_output=True, text=True, env=env, check=True,
-        )
-        return time.perf_counter() - start, json.loads(result.stdout)
+from whole_process import repeated_runs
 
 
 def main() -> None:
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 5
-    times = []
-    for _ in range(runs):
-        seconds, report = one_run()
-        times.append(seconds)
-        print(f"{seconds:.2f} s  ({report['n']} items, in-run {report['items_per_s']} items/s)")
+    times, report = repeated_runs("dedc", ["-s", "repeat=10", "-m", "sim"], runs)
     print(f"median of {runs}: {statistics.median(times):.2f} s for {report['n']} items "
           f"({report['n'] / statistics.median(times):.0f} items/s whole-process)")
 

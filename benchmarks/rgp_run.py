@@ -14,12 +14,9 @@ Usage: python benchmarks/rgp_run.py [BATCHES] [RUNS]
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -31,6 +28,7 @@ from engines.rgp.parse import extract_program  # noqa: E402
 from engines.rgp.settings import RgpSettings  # noqa: E402
 from engines.rgp.simulate import oracle  # noqa: E402
 from sessions.sandbox import Limits, Sandbox  # noqa: E402
+from whole_process import repeated_runs  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "rgp"
 
@@ -82,15 +80,6 @@ def fresh_processes(batches: int) -> float:
     return statistics.median(asyncio.run(measure()))
 
 
-def whole_run(args: list[str]) -> tuple[float, dict]:
-    with tempfile.TemporaryDirectory() as home:
-        env = {**os.environ, "N2F_HOME": home}
-        start = time.perf_counter()
-        result = subprocess.run([sys.executable, "-m", "n2f_tui", "run", "rgp", *args, "--json", "-q"],
-                                capture_output=True, text=True, env=env, check=True, cwd=ROOT)
-        return time.perf_counter() - start, json.loads(result.stdout)
-
-
 def main() -> None:
     batches = int(sys.argv[1]) if len(sys.argv) > 1 else 30
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 3
@@ -100,11 +89,8 @@ def main() -> None:
     print(f"fresh python -I per run, no isolation: median {1000 * fresh_processes(max(3, batches // 5)):.1f} ms")
     for label, args in (("sim, 180 official instances", ["-m", "sim", "-s", f"dataset={DATA}"]),
                         ("oracle, 180 generated instances", ["-m", "oracle"])):
-        times = []
-        for _ in range(runs):
-            seconds, report = whole_run(args)
-            times.append(seconds)
-            print(f"  {label}: {seconds:.2f} s ({report['n']} items, counts {report['counts']})")
+        times, _ = repeated_runs("rgp", args, runs, ROOT, lambda seconds, report, label=label:
+                                 f"  {label}: {seconds:.2f} s ({report['n']} items, counts {report['counts']})")
         print(f"{label}: median {statistics.median(times):.2f} s of {runs} whole-process runs")
 
 

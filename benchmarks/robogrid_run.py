@@ -15,24 +15,15 @@ Usage: python benchmarks/robogrid_run.py [RUNS]
 from __future__ import annotations
 
 import json
-import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
+
+from whole_process import repeated_runs
 
 ITEMS = 200
 PER_ITEM = 60
-
-
-def whole_process() -> tuple[float, dict]:
-    with tempfile.TemporaryDirectory() as home:
-        env = {**os.environ, "N2F_HOME": home}
-        start = time.perf_counter()
-        result = subprocess.run([sys.executable, "-m", "n2f_tui", "run", "robogrid", "-m", "sim", "--json", "-q"],
-                                capture_output=True, text=True, env=env, check=True)
-        return time.perf_counter() - start, json.loads(result.stdout)
 
 
 def per_item(lines: list[str]) -> dict[str, float]:
@@ -72,11 +63,7 @@ def main() -> None:
         print(json.dumps(per_item(sys.stdin.read().splitlines())))
         return
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 5
-    times = []
-    for _ in range(runs):
-        seconds, report = whole_process()
-        times.append(seconds)
-        print(f"{seconds:.2f} s  ({report['n']} items, in-run {report['items_per_s']} items/s)")
+    times, _ = repeated_runs("robogrid", ["-m", "sim"], runs)
     median = statistics.median(times)
     print(f"whole process, median of {runs}: {median:.2f} s for {ITEMS} depth-10 items "
           f"= {ITEMS / median:.0f} items/s")

@@ -1,20 +1,24 @@
 """The engine contract: one typed object per benchmark family, the same operations for all.
 
-An engine subclasses ``Engine[S]`` with ``S`` its frozen settings dataclass and fills in
-the abstract operations; the base class adds what every family shares (the model
-parameters, the shared reply tags, the lenient reading riding along the strict verdict). Registration is one line in ``engines/__init__.py``; the contract test
+An engine subclasses ``Engine[S]`` with ``S`` its frozen settings dataclass, fills in
+the abstract operations and names its own functions in one ``EngineParts`` record; the
+base class adds what every family shares (the operations that only hand over to those
+functions, the model parameters, the shared reply tags, the lenient reading riding along
+the strict verdict). Registration is one line in ``engines/__init__.py``; the contract test
 checks every registered engine against this class, so a new family is added by filling
 in one object, never by naming modules.
 
 Every operation is pure and deterministic. An engine imports its heavy modules (Z3, lark,
-pyoxigraph) inside the operations that need them, so that listing the engines stays cheap.
+pyoxigraph) in ``load_parts``, called on first use, so that listing the engines stays cheap.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar, Generic, Mapping, Protocol, Sequence, TypeVar
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Callable, ClassVar, Generic, Mapping, Protocol, Sequence, TypeVar
 
 from engines import replies
 from engines.core import LENIENT, STRICT, Item, Message, Report, RunResults, SimOptions, Step, TagType, Verdict, View
@@ -33,6 +37,24 @@ class ModelSettings(Protocol):
 S = TypeVar("S", bound=ModelSettings)
 
 
+@dataclass(frozen=True)
+class EngineParts(Generic[S]):
+    """An engine's own functions behind the operations every engine hands over the same way.
+
+    ``simulate`` and ``oracle`` answer from the item alone; an engine whose replies depend on
+    the step (logic's second step reads the first) leaves them None and overrides
+    ``Engine.simulate`` and ``Engine.oracle`` instead.
+    """
+
+    build_items: Callable[[S, int], Sequence[Item]]
+    templates: Callable[[], dict[str, str]]
+    score_item: Callable[[Item, Sequence[str], S, bool], Verdict]
+    taxonomy: Sequence[TagType]
+    aggregate: Callable[[RunResults, Sequence[RunResults], list[TagType]], Report]
+    simulate: Callable[[Item, SimOptions, int], str] | None = None
+    oracle: Callable[[Item], str] | None = None
+
+
 class Engine(ABC, Generic[S]):
     """One benchmark family, generic over its settings dataclass ``S``."""
 
@@ -48,12 +70,8 @@ class Engine(ABC, Generic[S]):
     # ---------------------------------------------------------- what each engine fills in
 
     @abstractmethod
-    def items(self, settings: S, seed: int) -> Sequence[Item]:
-        """Build (or load) the items for these settings (a lazy sequence for large official files)."""
-
-    @abstractmethod
-    def templates(self, settings: S) -> dict[str, str]:
-        """Default prompt templates by name (editable by the user)."""
+    def load_parts(self) -> EngineParts[S]:
+        """The engine's own functions, imported here so that only an engine in use loads them."""
 
     @abstractmethod
     def next_step(self, item: Item, settings: S, outputs: Sequence[str],
@@ -61,32 +79,48 @@ class Engine(ABC, Generic[S]):
         """The next call to make given the outputs so far, or None when the item is done."""
 
     @abstractmethod
-    def judge(self, item: Item, outputs: Sequence[str], settings: S, with_views: bool) -> Verdict:
-        """The engine's own verdict on one item's outputs, read as ``settings.extract`` says."""
-
-    @abstractmethod
-    def taxonomy(self) -> list[TagType]:
-        """The engine's own error taxonomy (what its simulator can inject); the shared reply
-        tags are ``engines.replies.TAXONOMY``."""
-
-    @abstractmethod
-    def simulate(self, item: Item, step: Step, outputs: Sequence[str], options: SimOptions, rng_seed: int) -> str:
-        """A simulated model reply: the gold answer, or with an injected error of the taxonomy."""
-
-    @abstractmethod
-    def oracle(self, item: Item, step: Step, outputs: Sequence[str]) -> str:
-        """The gold reply for this step."""
-
-    @abstractmethod
-    def report(self, run: RunResults, against: Sequence[RunResults] = ()) -> Report:
-        """The run in the paper's tables and the headline metrics, saying how replies were read
-        (``with_extraction`` says it for an engine whose tables do not)."""
-
-    @abstractmethod
     def list_score(self, status: str, scores: Mapping[str, float]) -> float | None:
         """The one number the inspector's list shows and sorts by, in [0, 1]; None when the
         item has none (not scored). Monotone with the status: a wrong item of this engine
         never scores above a correct one."""
+
+    # ------------------------------------------- handed over to the engine's own parts
+
+    @cached_property
+    def parts(self) -> EngineParts[S]:
+        return self.load_parts()
+
+    def items(self, settings: S, seed: int) -> Sequence[Item]:
+        """Build (or load) the items for these settings (a lazy sequence for large official files)."""
+        return self.parts.build_items(settings, seed)
+
+    def templates(self, settings: S) -> dict[str, str]:
+        """Default prompt templates by name (editable by the user)."""
+        return self.parts.templates()
+
+    def judge(self, item: Item, outputs: Sequence[str], settings: S, with_views: bool) -> Verdict:
+        """The engine's own verdict on one item's outputs, read as ``settings.extract`` says."""
+        return self.parts.score_item(item, outputs, settings, with_views)
+
+    def taxonomy(self) -> list[TagType]:
+        """The engine's own error taxonomy (what its simulator can inject); the shared reply
+        tags are ``engines.replies.TAXONOMY``."""
+        return list(self.parts.taxonomy)
+
+    def simulate(self, item: Item, step: Step, outputs: Sequence[str], options: SimOptions, rng_seed: int) -> str:
+        """A simulated model reply: the gold answer, or with an injected error of the taxonomy."""
+        assert self.parts.simulate is not None, f"{self.name} answers by step: it overrides simulate"
+        return self.parts.simulate(item, options, rng_seed)
+
+    def oracle(self, item: Item, step: Step, outputs: Sequence[str]) -> str:
+        """The gold reply for this step."""
+        assert self.parts.oracle is not None, f"{self.name} answers by step: it overrides oracle"
+        return self.parts.oracle(item)
+
+    def report(self, run: RunResults, against: Sequence[RunResults] = ()) -> Report:
+        """The run in the paper's tables and the headline metrics, saying how replies were read
+        (``with_extraction`` says it for an engine whose tables do not)."""
+        return with_extraction(self.parts.aggregate(run, against, self.taxonomy()), run)
 
     # -------------------------------------------------------------------- shared by all
 

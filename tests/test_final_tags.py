@@ -5,16 +5,13 @@ from __future__ import annotations
 
 import json
 
-from n2f_tui.app import N2FApp
 from n2f_tui.cli import main
-from n2f_tui.widgets.pane import Pane
-from n2f_tui.widgets.style import STABLE
 from sessions import api
 from sessions.agreement import agreement_report
 from sessions.compare import compare_runs
 from sessions.export import export_records
 from sessions.store import RunStore
-from tui_support import make_run, screen_named, until
+from tui_support import inspect_run, make_run, report_text
 
 
 def reviewed_item(store: RunStore) -> tuple[int, str]:
@@ -93,14 +90,8 @@ async def test_the_report_screen_shows_automatic_and_final_counts():
     store = RunStore.open("screen")
     before = api.build_report(store)[1]["tags"]
     review(store)
-    app = N2FApp(run="screen", formats=STABLE, demo=False)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await until(pilot, lambda: screen_named(app, "RunScreen"))
-        await pilot.press("R")
-        await until(pilot, lambda: screen_named(app, "ReportScreen"))
-        pane = app.screen.query_one("#report", Pane)
-        await until(pilot, lambda: "automatic vs final" in pane.plain)
-        text = pane.plain
+    async with inspect_run("screen") as (app, pilot):
+        text = await report_text(pilot, app, "automatic vs final")
         line = next(l for l in text.splitlines() if "omission" in l and "│" in l and str(before["omission"]) in l
                     and "Omission" in l and l.count("│") >= 4)
         assert str(before["omission"] - 1) in line

@@ -23,6 +23,7 @@ from sessions.cache import ResponseCache
 from sessions.config import Config
 from sessions.errors import InputError
 from sessions.store import RunStore
+from run_support import run_to_end
 from stub_openai import running_stub
 
 SECRET = "sk-test-SECRET-7f3a9c1e5d"
@@ -243,11 +244,7 @@ async def test_a_broken_stream_ends_the_item_in_error_and_resume_finishes_it(stu
     prepared = await prepare_run("dedc", model=f"openai:stub-model@{stub.base_url}", limit=3, concurrency=1,
                                  name="streamed")
     prepared.runner.stream = True
-    try:
-        progress = await prepared.runner.run()
-    finally:
-        prepared.store.close()
-        await prepared.backend.aclose()
+    progress = await run_to_end(prepared)
     assert progress.errors == 1
     records = RunStore.open("streamed").results()
     assert records[1]["status"] == "error" and records[1]["error"].startswith("stream broken after 2 piece(s)")
@@ -256,11 +253,7 @@ async def test_a_broken_stream_ends_the_item_in_error_and_resume_finishes_it(stu
 
     resumed = await prepare_resume("streamed")
     resumed.runner.stream = True
-    try:
-        progress = await resumed.runner.run()
-    finally:
-        resumed.store.close()
-        await resumed.backend.aclose()
+    progress = await run_to_end(resumed)
     assert progress.done == 1 and progress.errors == 0
     store = RunStore.open("streamed")
     assert store.meta["status"] == "finished" and store.results()[1]["status"] in ("correct", "wrong")
@@ -464,21 +457,13 @@ async def test_a_server_over_capacity_leaves_errors_for_resume_never_wrong_answe
     config = Config(openai_max_retries=1)
     prepared = await prepare_run("dedc", model=f"openai:stub-model@{stub.base_url}", limit=16, concurrency=16,
                                  name="crowded", config=config)
-    try:
-        progress = await prepared.runner.run()
-    finally:
-        prepared.store.close()
-        await prepared.backend.aclose()
+    progress = await run_to_end(prepared)
     assert stub.refused > 0 and progress.errors > 0
     records = RunStore.open("crowded").results()
     errors = [r for r in records.values() if r["status"] == "error"]
     assert all(r["error"].startswith("gave up after 2 attempts: HTTP 429: over capacity (stub)") for r in errors)
     assert all(r["status"] in ("correct", "wrong", "error") for r in records.values())
     resumed = await prepare_resume("crowded", concurrency=2, config=config)
-    try:
-        progress = await resumed.runner.run()
-    finally:
-        resumed.store.close()
-        await resumed.backend.aclose()
+    progress = await run_to_end(resumed)
     assert progress.errors == 0 and progress.done == len(errors)
     assert RunStore.open("crowded").meta["status"] == "finished"

@@ -209,18 +209,11 @@ def test_replayed_released_outputs_sit_beside_table_1(level, dataset):
 
 @pytest.mark.slow
 async def test_the_inspectors_report_screen_shows_the_paper_rows():
-    from n2f_tui.app import N2FApp
-    from n2f_tui.screens.report import ReportScreen
-    from n2f_tui.widgets.style import STABLE
-    from tui_support import make_run, screen_named, until
+    from tui_support import inspect_run, make_run, report_text
 
     await make_run("beside-the-paper", limit=20)
-    app = N2FApp(run="beside-the-paper", formats=STABLE, demo=False)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: screen_named(app, "RunScreen"))
-        await pilot.press("R")
-        await until(pilot, lambda: isinstance(app.screen, ReportScreen) and "paper Table 1" in app.screen.query_one("#report").plain)
-        text = app.screen.query_one("#report").plain
+    async with inspect_run("beside-the-paper", size=(120, 40)) as (app, pilot):
+        text = await report_text(pilot, app, "paper Table 1")
         assert all(model in text for model in ("GPT-4o-20240806", "Claude-3.5-sonnet-20240620", "DeepSeek-2.5",
                                                "Mistral-large-2407", "Llama-3.1-405B"))
         assert "81.42" in text and "this run" in text

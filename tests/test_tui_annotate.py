@@ -16,7 +16,7 @@ from n2f_tui.screens.agreement import AgreementScreen
 from n2f_tui.widgets.detail import DetailView
 from sessions import api
 from sessions.store import RunStore
-from tui_support import detail_shown, make_run, screen_named, until
+from tui_support import detail_shown, inspect_run, make_run, screen_named, until
 
 
 async def choose(pilot, app, key: str) -> None:
@@ -29,9 +29,7 @@ async def choose(pilot, app, key: str) -> None:
 @pytest.mark.slow
 async def test_annotations_made_in_the_ui_survive_restart_and_rescore():
     await make_run("notes", limit=40)
-    app = N2FApp(run="notes", formats=STABLE, demo=False)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await until(pilot, lambda: screen_named(app, "RunScreen"))
+    async with inspect_run("notes") as (app, pilot):
         screen = app.screen
         state = screen.state
         screen.action_wrong(1)
@@ -80,9 +78,7 @@ async def test_annotations_made_in_the_ui_survive_restart_and_rescore():
     assert all(e["source"] == "manual" and e["time"] for e in events)
     # re-scoring rewrites results, never annotations
     api.rescore("notes")
-    app = N2FApp(run="notes", formats=STABLE, demo=False)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await until(pilot, lambda: screen_named(app, "RunScreen"))
+    async with inspect_run("notes") as (app, pilot):
         state = app.screen.state
         index = next(i for i, item in enumerate(state.items) if item.id == item_id)
         tags = state.tags(index)
@@ -96,9 +92,7 @@ async def test_annotations_made_in_the_ui_survive_restart_and_rescore():
 @pytest.mark.slow
 async def test_agreement_view_shows_precision_recall_kappa_and_disagreeing_items():
     await make_run("agree", limit=40)
-    app = N2FApp(run="agree", formats=STABLE, demo=False)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await until(pilot, lambda: screen_named(app, "RunScreen"))
+    async with inspect_run("agree") as (app, pilot):
         screen = app.screen
         state = screen.state
         screen.action_wrong(1)
@@ -164,9 +158,7 @@ async def test_annotations_survive_the_app_being_killed():
     item_id = child.stdout.strip()
     events = RunStore.open("killed").annotations().events(item_id)
     assert [(e["kind"], e["text"]) for e in events] == [("note", "typed before the kill"), ("reviewed", events[1]["text"])]
-    app = N2FApp(run="killed", formats=STABLE, demo=False)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: screen_named(app, "RunScreen"))
+    async with inspect_run("killed", size=(120, 40)) as (app, pilot):
         state = app.screen.state
         index = next(i for i, item in enumerate(state.items) if item.id == item_id)
         assert state.tags(index).notes == ["typed before the kill"] and state.tags(index).reviewed
@@ -175,9 +167,7 @@ async def test_annotations_survive_the_app_being_killed():
 @pytest.mark.slow
 async def test_the_run_screen_shows_tags_another_process_adds():
     await make_run("together", limit=20)
-    app = N2FApp(run="together", formats=STABLE, demo=False, annotator="bob")  # the inspector shows bob's labels
-    async with app.run_test(size=(160, 48)) as pilot:
-        await until(pilot, lambda: screen_named(app, "RunScreen"))
+    async with inspect_run("together", annotator="bob") as (app, pilot):  # the inspector shows bob's labels
         screen = app.screen
         index = screen.current
         item_id = screen.state.ids[index]

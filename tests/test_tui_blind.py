@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import html
 
-from n2f_tui.app import N2FApp
 from n2f_tui.widgets.detail import DetailView
 from n2f_tui.widgets.progress import RunHeader
-from n2f_tui.widgets.style import STABLE
 from sessions import study
 from sessions.store import RunStore
-from tui_support import make_run, screen_named, until
+from tui_support import inspect_run, make_run, screen_named, until
 
 
 def visible_codes(text: str, codes: set[str]) -> set[str]:
@@ -20,9 +18,7 @@ def visible_codes(text: str, codes: set[str]) -> set[str]:
 async def test_blind_mode_hides_every_automatic_tag_and_b_reveals_them():
     await make_run("blind", limit=40, model="sim:error_rate=0.7")
     await make_run("other", limit=40, model="sim:error_rate=0.7", seed=1)
-    app = N2FApp(run="blind", formats=STABLE, demo=False, blind=True, annotator="ada")
-    async with app.run_test(size=(160, 48)) as pilot:
-        await until(pilot, lambda: screen_named(app, "RunScreen"))
+    async with inspect_run("blind", blind=True, annotator="ada") as (app, pilot):
         screen = app.screen
         state = screen.state
         codes = set(state.labels()) | {c for r in state.records.values() for c in r["tags"]}
@@ -74,9 +70,7 @@ async def test_blind_mode_hides_every_automatic_tag_and_b_reveals_them():
 async def test_labelling_twenty_study_items_blind_at_80x24_one_key_per_move_and_tag():
     await make_run("labelling", limit=60, model="sim:error_rate=0.7")
     study.create(RunStore.open("labelling"), 20, seed=0)
-    app = N2FApp(run="labelling", formats=STABLE, demo=False, blind=True, annotator="ada")
-    async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: screen_named(app, "RunScreen"))
+    async with inspect_run("labelling", size=(80, 24), blind=True, annotator="ada") as (app, pilot):
         screen = app.screen
         state = screen.state
         assert state.filter == "study" and len(state.order) == 20  # blind with a study: its items only
@@ -121,9 +115,7 @@ def disagree(store: RunStore) -> list[str]:
 async def test_agreement_view_and_adjudication_queue():
     await make_run("judged", limit=40, model="sim:error_rate=0.7")
     disputed = disagree(RunStore.open("judged"))
-    app = N2FApp(run="judged", formats=STABLE, demo=False, annotator="lead")
-    async with app.run_test(size=(160, 48)) as pilot:
-        await until(pilot, lambda: screen_named(app, "RunScreen"))
+    async with inspect_run("judged", annotator="lead") as (app, pilot):
         await pilot.press("A")
         await until(pilot, lambda: screen_named(app, "AgreementScreen") and app.screen.report is not None)
         agreement = app.screen

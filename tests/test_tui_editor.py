@@ -7,20 +7,16 @@ from textual.widgets import TextArea
 import pytest
 
 from engines.dedc.prompts import DEFAULT_TEMPLATE
-from n2f_tui.app import N2FApp
-from n2f_tui.widgets.style import STABLE
 from n2f_tui.screens.editor import EditorScreen
 from sessions.attempts import list_attempts
 from sessions.store import RunStore, list_run_meta
-from tui_support import make_run, screen_named, until
+from tui_support import inspect_run, make_run, screen_named, until
 
 
 @pytest.mark.slow
 async def test_edit_rerun_one_item_then_fork_the_run():
     await make_run("prompted", limit=12)
-    app = N2FApp(run="prompted", formats=STABLE, demo=False)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await until(pilot, lambda: screen_named(app, "RunScreen"))
+    async with inspect_run("prompted") as (app, pilot):
         run_screen = app.screen
         run_screen.action_wrong(1)
         index = run_screen.current

@@ -15,7 +15,7 @@ from n2f_tui.widgets.style import STABLE
 from sessions.attempts import fork_with_templates
 from sessions.describe import describe_run, template_hash
 from sessions.store import RunStore
-from tui_support import make_run, screen_named, until
+from tui_support import inspect_run, make_run, screen_named, until
 
 COMPOST_BIG = 6  # index of the first compost item (seed 0) whose reply matches thousands of rows
 
@@ -111,9 +111,7 @@ async def test_a_fork_names_its_edited_template_in_home_header_report_and_compar
 
 async def test_the_editor_says_when_the_model_ignores_the_prompt():
     await make_run("simmed", limit=4)
-    app = N2FApp(run="simmed", formats=STABLE, demo=False)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await until(pilot, lambda: screen_named(app, "RunScreen"))
+    async with inspect_run("simmed") as (app, pilot):
         await pilot.press("e")
         await until(pilot, lambda: isinstance(app.screen, EditorScreen))
         head = str(app.screen.query_one("#ed-head").render())
@@ -148,9 +146,7 @@ async def test_list_rows_show_ids_and_tags_whole_and_the_header_labels_metrics()
             header = str(screen.query_one("#header").render())
             assert re.search(r"SVR \d+\.\d%  BER \d+\.\d%  SCR \d+\.\d%", header)
             assert "instruct_svr" not in header and "accuracy_ci" not in header
-    app = N2FApp(run="grid", formats=STABLE, demo=False)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: screen_named(app, "RunScreen"))
+    async with inspect_run("grid", size=(120, 40)) as (app, pilot):
         app.open_report(app.screen.run_id)
         await until(pilot, lambda: isinstance(app.screen, ReportScreen) and "instruct CSCR" in app.screen.query_one("#report").plain)
         report = app.screen.query_one("#report").plain

@@ -6,11 +6,9 @@ import json
 
 import pytest
 
-from n2f_tui.app import N2FApp
-from n2f_tui.widgets.style import STABLE
 from n2f_tui.widgets.detail import DetailView
 from sessions import api
-from tui_support import detail_shown, make_run, screen_named, until
+from tui_support import detail_shown, inspect_run, make_run, until
 
 HOSTILE = [
     "\x1b[31mRED\x1b[0m\x1b[2J\x1b]0;title\x07 view_1 := f0 (all, attr_1, 2); result := view_1;",
@@ -38,9 +36,7 @@ async def test_hostile_outputs_are_shown_literally_and_do_not_break_the_layout(t
     replay.write_text("".join(json.dumps({"id": item.id, "output": text}) + "\n"
                               for item, text in zip(items, HOSTILE)), encoding="utf-8")
     await make_run("hostile", limit=len(HOSTILE), model=f"replay:{replay}")
-    app = N2FApp(run="hostile", formats=STABLE, demo=False)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await until(pilot, lambda: screen_named(app, "RunScreen"))
+    async with inspect_run("hostile") as (app, pilot):
         screen = app.screen
         detail = screen.query_one(DetailView)
         regions = {w.id: w.region for w in screen.query("#items, #detail-head, #col-prompt, #col-output, #col-views")}

@@ -4,25 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from n2f_tui.app import N2FApp
-from n2f_tui.widgets.style import STABLE
 from n2f_tui.screens.run import RunScreen
 from n2f_tui.state import WRONG
 from n2f_tui.widgets.detail import DetailView
-from tui_support import detail_shown, make_run, screen_named, until
-
-
-async def open_app(run: str, size=(160, 48)):
-    app = N2FApp(run=run, formats=STABLE, demo=False)
-    return app, app.run_test(size=size)
+from tui_support import detail_shown, inspect_run, make_run, screen_named, until
 
 
 @pytest.mark.slow
 async def test_step_through_items_with_keys_and_actions():
     await make_run("nav", limit=40)
-    app, ctx = await open_app("nav")
-    async with ctx as pilot:
-        await until(pilot, lambda: screen_named(app, "RunScreen"))
+    async with inspect_run("nav") as (app, pilot):
         screen: RunScreen = app.screen
         state = screen.state
         await until(pilot, lambda: screen.query_one(DetailView).shown is not None)
@@ -53,9 +44,7 @@ async def test_step_through_items_with_keys_and_actions():
 @pytest.mark.slow
 async def test_detail_shows_prompt_output_gold_structure_and_diff():
     await make_run("detail", limit=30)
-    app, ctx = await open_app("detail")
-    async with ctx as pilot:
-        await until(pilot, lambda: screen_named(app, "RunScreen"))
+    async with inspect_run("detail") as (app, pilot):
         screen: RunScreen = app.screen
         screen.action_wrong(1)
         index = screen.current
@@ -77,9 +66,7 @@ async def test_detail_shows_prompt_output_gold_structure_and_diff():
 @pytest.mark.slow
 async def test_search_filter_and_sort():
     await make_run("find", limit=60)
-    app, ctx = await open_app("find")
-    async with ctx as pilot:
-        await until(pilot, lambda: screen_named(app, "RunScreen"))
+    async with inspect_run("find") as (app, pilot):
         screen: RunScreen = app.screen
         state = screen.state
         # search through the dialog: `/`, type, Enter
@@ -124,9 +111,7 @@ async def test_search_filter_and_sort():
 @pytest.mark.slow
 async def test_layout_is_stacked_at_80x24_and_side_by_side_when_wide():
     await make_run("layout", limit=10)
-    app, ctx = await open_app("layout", size=(80, 24))
-    async with ctx as pilot:
-        await until(pilot, lambda: screen_named(app, "RunScreen"))
+    async with inspect_run("layout", size=(80, 24)) as (app, pilot):
         detail = app.screen.query_one(DetailView)
         await until(pilot, lambda: detail.stacked)
         assert not app.screen.query_one("#col-output").display

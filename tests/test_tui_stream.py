@@ -12,7 +12,7 @@ from n2f_tui.app import N2FApp
 from n2f_tui.widgets.style import STABLE
 from n2f_tui.screens.editor import EditorScreen
 from stub_openai import running_stub
-from tui_support import make_run, screen_named, until
+from tui_support import inspect_run, make_run, screen_named, until
 
 REPLY = "view_1 := f0 (all, attr_1, 2); view_2 := f1 (view_1, attr_2); result := view_2;"
 WORDS = REPLY.split()
@@ -33,9 +33,7 @@ def shown_words(text: str) -> int:
 async def test_a_streamed_reply_grows_in_the_editor_rerun_pane():
     with running_stub(reply=lambda messages: REPLY) as stub:
         await make_run("streamed", limit=2, model=f"openai:stub-model@{stub.base_url}")
-        app = N2FApp(run="streamed", formats=STABLE, demo=False)
-        async with app.run_test(size=(160, 48)) as pilot:
-            await until(pilot, lambda: screen_named(app, "RunScreen"))
+        async with inspect_run("streamed") as (app, pilot):
             await pilot.press("e")
             await until(pilot, lambda: isinstance(app.screen, EditorScreen))
             editor = app.screen

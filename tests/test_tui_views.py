@@ -4,22 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from n2f_tui.app import N2FApp
-from n2f_tui.widgets.style import STABLE
 from n2f_tui.screens.compare import CompareScreen
 from n2f_tui.screens.help import HelpScreen, key_rows
-from n2f_tui.screens.report import ReportScreen
 from n2f_tui.screens.run import RunScreen
-from tui_support import make_run, screen_named, until
+from tui_support import inspect_run, make_run, report_text, screen_named, until
 
 
 @pytest.mark.slow
 async def test_compare_two_runs_with_the_different_outcome_filter():
     await make_run("simmed", limit=30)
     await make_run("perfect", limit=30, model="oracle")
-    app = N2FApp(run="simmed", formats=STABLE, demo=False)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await until(pilot, lambda: screen_named(app, "RunScreen"))
+    async with inspect_run("simmed") as (app, pilot):
         await pilot.press("C")
         await until(pilot, lambda: screen_named(app, "ChoiceDialog") and app.screen.query_one("OptionList").option_count)
         app.screen.dismiss(app.screen.choices[0][0])
@@ -41,12 +36,8 @@ async def test_compare_two_runs_with_the_different_outcome_filter():
 @pytest.mark.slow
 async def test_report_shows_the_engine_tables_and_charts():
     await make_run("reported", limit=60)
-    app = N2FApp(run="reported", formats=STABLE, demo=False)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: screen_named(app, "RunScreen"))
-        await pilot.press("R")
-        await until(pilot, lambda: isinstance(app.screen, ReportScreen) and "accuracy" in app.screen.query_one("#report").plain)
-        text = app.screen.query_one("#report").plain
+    async with inspect_run("reported", size=(120, 40)) as (app, pilot):
+        text = await report_text(pilot, app, "accuracy")
         assert "Table 3" in text  # the paper's error-type table, as a table and as bars
         assert "items by error type" in text and "█" in text
         assert "accuracy % by graph_type" in text  # accuracy by complexity, as bars
@@ -58,9 +49,7 @@ async def test_report_shows_the_engine_tables_and_charts():
 @pytest.mark.slow
 async def test_help_lists_every_key_and_the_palette_offers_every_action():
     await make_run("helped", limit=5)
-    app = N2FApp(run="helped", formats=STABLE, demo=False)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: screen_named(app, "RunScreen"))
+    async with inspect_run("helped", size=(120, 40)) as (app, pilot):
         run_screen = app.screen
         rows = dict((description, keys) for keys, description in key_rows(run_screen))
         for binding in RunScreen.BINDINGS:

@@ -8,11 +8,9 @@ from __future__ import annotations
 import threading
 
 from engines import get_engine
-from n2f_tui.app import N2FApp
 from n2f_tui.widgets.detail import DetailView
-from n2f_tui.widgets.style import STABLE
 from sessions.store import RunStore
-from tui_support import detail_shown, make_run, screen_named, until
+from tui_support import detail_shown, inspect_run, make_run, until
 
 
 async def test_a_slow_solver_check_never_holds_a_key(monkeypatch):
@@ -31,9 +29,7 @@ async def test_a_slow_solver_check_never_holds_a_key(monkeypatch):
     opened = []
     annotations = RunStore.annotations
     monkeypatch.setattr(RunStore, "annotations", lambda self, *args: opened.append(1) or annotations(self, *args))
-    app = N2FApp(run="solver", formats=STABLE, demo=False)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await until(pilot, lambda: screen_named(app, "RunScreen"))
+    async with inspect_run("solver") as (app, pilot):
         screen = app.screen
         detail = screen.query_one(DetailView)
         await detail_shown(pilot, screen)

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, Callable, Sequence
+from contextlib import asynccontextmanager
+from typing import Any, AsyncIterator, Callable, Sequence
 
 from textual.css.query import NoMatches
+from textual.pilot import Pilot
 
+from n2f_tui.app import N2FApp
+from n2f_tui.widgets.style import STABLE
+from run_support import run_to_end
 from sessions import api
 
 
@@ -16,11 +21,7 @@ async def make_run(name: str, limit: int | None = 40, model: str = "sim", settin
     """A finished run (deterministic for a given seed); returns its id."""
     prepared = await api.prepare_run(engine, list(settings), model=model, seed=seed, limit=limit, concurrency=4,
                                      name=name)
-    try:
-        await prepared.runner.run()
-    finally:
-        prepared.store.close()
-        await prepared.backend.aclose()
+    await run_to_end(prepared)
     return prepared.store.id
 
 
@@ -48,6 +49,22 @@ async def until(pilot: Any, predicate: Callable[[], Any], timeout: float = 10.0)
 
 def screen_named(app: Any, name: str) -> bool:
     return type(app.screen).__name__ == name
+
+
+@asynccontextmanager
+async def inspect_run(run: str, size: tuple[int, int] = (160, 48), **options: Any) -> AsyncIterator[tuple[N2FApp, Pilot]]:
+    """The inspector opened on ``run`` at ``size`` (stable formats, no demo), once its run screen is up."""
+    app = N2FApp(run=run, formats=STABLE, demo=False, **options)
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: screen_named(app, "RunScreen"))
+        yield app, pilot
+
+
+async def report_text(pilot: Pilot, app: N2FApp, showing: str) -> str:
+    """Open the run's report with its key, wait until it shows ``showing``, and return its text."""
+    await pilot.press("R")
+    await until(pilot, lambda: screen_named(app, "ReportScreen") and showing in app.screen.query_one("#report").plain)
+    return app.screen.query_one("#report").plain
 
 
 async def detail_shown(pilot: Any, screen: Any) -> None:

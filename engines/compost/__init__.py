@@ -12,8 +12,8 @@ from typing import Mapping, Sequence
 
 from engines.compost import prompts
 from engines.compost.settings import CompostSettings
-from engines.contract import Engine
-from engines.core import Item, Report, RunResults, SimOptions, Step, TagType, Verdict
+from engines.contract import Engine, EngineParts
+from engines.core import Item, Report, RunResults, Step
 
 SPARQL_TOOL = "sparql"
 
@@ -26,18 +26,20 @@ class CompostEngine(Engine[CompostSettings]):
     tools = (SPARQL_TOOL,)
     report_reads_outputs = True  # official items without a query result are counted apart
 
+    def load_parts(self) -> EngineParts[CompostSettings]:
+        from engines.compost import generate, report, score, simulate, tags
+
+        return EngineParts(build_items=generate.build_items, templates=prompts.templates, score_item=score.score_item,
+                           taxonomy=tags.TAXONOMY, simulate=simulate.simulate, oracle=simulate.oracle,
+                           aggregate=lambda run, against, _taxonomy: report.aggregate(run, against))
+
     def items(self, settings: CompostSettings, seed: int) -> Sequence[Item]:
         """The official files when ``dataset`` names one, else patterns generated over the bundled graph."""
         if settings.dataset:
             from engines.compost.official import load_official
 
             return load_official(settings)
-        from engines.compost.generate import build_items
-
-        return build_items(settings, seed)
-
-    def templates(self, settings: CompostSettings) -> dict[str, str]:
-        return prompts.templates()
+        return self.parts.build_items(settings, seed)
 
     def next_step(self, item: Item, settings: CompostSettings, outputs: Sequence[str],
                   templates: Mapping[str, str] | None = None) -> Step | None:
@@ -57,31 +59,10 @@ class CompostEngine(Engine[CompostSettings]):
                     payload={"query": parsed.executable, "gold": item.gold["query"], "endpoint": settings.endpoint,
                              "timeout": settings.timeout, "row_cap": settings.row_cap})
 
-    def judge(self, item: Item, outputs: Sequence[str], settings: CompostSettings, with_views: bool) -> Verdict:
-        from engines.compost.score import score_item
-
-        return score_item(item, outputs, settings, with_views)
-
-    def taxonomy(self) -> list[TagType]:
-        from engines.compost.tags import TAXONOMY
-
-        return list(TAXONOMY)
-
-    def simulate(self, item: Item, step: Step, outputs: Sequence[str], options: SimOptions, rng_seed: int) -> str:
-        from engines.compost.simulate import simulate
-
-        return simulate(item, options, rng_seed)
-
-    def oracle(self, item: Item, step: Step, outputs: Sequence[str]) -> str:
-        from engines.compost.simulate import oracle
-
-        return oracle(item)
-
     def report(self, run: RunResults, against: Sequence[RunResults] = ()) -> Report:
-        """Its notes say how replies were read, per split and with the authors' scorer beside the prose's."""
-        from engines.compost.report import aggregate
-
-        return aggregate(run, against)
+        """Its notes say how replies were read, per split and with the authors' scorer beside the prose's,
+        so ``with_extraction`` is not added."""
+        return self.parts.aggregate(run, against, self.taxonomy())
 
     def list_score(self, status: str, scores: Mapping[str, float]) -> float | None:
         """``f1`` of the result sets (structural 1 or 0 without an endpoint); correct means F1 = 1."""

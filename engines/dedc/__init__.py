@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from engines.contract import Engine, with_extraction
-from engines.core import Item, Report, RunResults, SimOptions, Step, TagType, Verdict
+from engines.contract import Engine, EngineParts
+from engines.core import Item, Step
 from engines.dedc import prompts
 from engines.dedc.settings import DedcSettings
 
@@ -20,13 +20,12 @@ class DedcEngine(Engine[DedcSettings]):
     settings_type = DedcSettings
     main_score = "correct"
 
-    def items(self, settings: DedcSettings, seed: int) -> Sequence[Item]:
-        from engines.dedc.generate import build_items
+    def load_parts(self) -> EngineParts[DedcSettings]:
+        from engines.dedc import generate, score, simulate, tags
 
-        return build_items(settings, seed)
-
-    def templates(self, settings: DedcSettings) -> dict[str, str]:
-        return prompts.templates()
+        return EngineParts(build_items=generate.build_items, templates=prompts.templates, score_item=score.score_item,
+                           taxonomy=tags.TAXONOMY, aggregate=score.aggregate, simulate=simulate.simulate,
+                           oracle=simulate.oracle)
 
     def next_step(self, item: Item, settings: DedcSettings, outputs: Sequence[str],
                   templates: Mapping[str, str] | None = None) -> Step | None:
@@ -34,31 +33,6 @@ class DedcEngine(Engine[DedcSettings]):
             return None
         prompt = prompts.build_prompt(item, (templates or {}).get(prompts.ANSWER))
         return self.model_step(prompts.ANSWER, prompt, settings)
-
-    def judge(self, item: Item, outputs: Sequence[str], settings: DedcSettings, with_views: bool) -> Verdict:
-        from engines.dedc.score import score_item
-
-        return score_item(item, outputs, settings, with_views)
-
-    def taxonomy(self) -> list[TagType]:
-        from engines.dedc.tags import TAXONOMY
-
-        return list(TAXONOMY)
-
-    def simulate(self, item: Item, step: Step, outputs: Sequence[str], options: SimOptions, rng_seed: int) -> str:
-        from engines.dedc.simulate import simulate
-
-        return simulate(item, options, rng_seed)
-
-    def oracle(self, item: Item, step: Step, outputs: Sequence[str]) -> str:
-        from engines.dedc.simulate import oracle
-
-        return oracle(item)
-
-    def report(self, run: RunResults, against: Sequence[RunResults] = ()) -> Report:
-        from engines.dedc.score import aggregate
-
-        return with_extraction(aggregate(run, against, self.taxonomy()), run)
 
     def list_score(self, status: str, scores: Mapping[str, float]) -> float | None:
         """``correct``: 1 for a correct item, 0 otherwise (the paper's accuracies count it)."""

@@ -74,95 +74,88 @@ def _given(val: object, default: object, what: str) -> object:
     return default
 
 
+@dataclass(frozen=True)
+class Wording:
+    """One primitive's phrases as format strings over a node's fields (``_Fields``); None where
+    the primitive has no such phrase. The strings are the released generator's words."""
+
+    leaf_scope: str | None = None
+    scope: str | None = None
+    leaf_value: str | None = None
+    value: str | None = None
+    question: str | None = None
+
+
+WORDINGS: dict[str, Wording] = {
+    "filter_gt": Wording(leaf_scope="the items that satisfy its {h} is greater than {p_val} among all items",
+                         scope="the items that satisfy its {h} is greater than {val}",
+                         question="which items satisfy its {h} is greater than {val}"),
+    "filter_gt_c": Wording(leaf_scope="the items that satisfy its {h} is greater than its {p_col} among all items",
+                           scope="the items that satisfy its {h} is greater than {col}",
+                           question="which items satisfy its {h} is greater than {col}"),
+    "top_k": Wording(leaf_scope="the top {k} items for {h} among all items", scope="the top {k} items for {h}",
+                     question="which are the top {k} items for {h}"),
+    "kth_argmax": Wording(leaf_scope="the item that has the {kth} largest {h} among all items",
+                          scope="the item that has {kth} largest {h}", question="which item has the {kth} largest {h}"),
+    "kth_max": Wording(leaf_value="the {kth} largest {h} of all items", value="the {kth} largest {h}",
+                       question="what is the {kth} largest {h}"),
+    "sum": Wording(leaf_value="the sum of {h} of all items", value="the sum of {h}", question="what is the sum of {h}"),
+    "count": Wording(leaf_value="the number of all items", value="the number", question="what is the number"),
+    "hop": Wording(leaf_value="the {h} of {row}", value="the {h}", question="what is the {h}"),
+    "add": Wording(value="{arg} plus {val2}", question="what is {arg} plus {val2}"),
+    "add_c": Wording(leaf_value="its {col_header} plus {p_val}", value="its {col_header} plus {val}"),
+}
+
+
+class _Fields(dict):
+    """A node's fields for its wording. ``val``, ``col`` and ``val2`` are what a template passes,
+    else the node's own literal; they are resolved only when a wording uses them, because
+    ``_given`` refuses a missing one."""
+
+    def __init__(self, p: NodeParams, val: object, val2: object):
+        super().__init__(h=p.h, k=p.k, kth=ordinal(p.k or 0), row=p.row, col_header=p.col_header,
+                         p_val=p.val, p_col=p.col, arg=val)
+        self.p, self.val, self.val2 = p, val, val2
+
+    def __missing__(self, key: str) -> object:
+        given = {"val": (self.val, self.p.val), "col": (self.val, self.p.col), "val2": (self.val2, self.p.val2)}
+        return _given(*given[key], self.p.prim)
+
+
 class Phrases:
     """The natural-language pieces of one node."""
 
     def __init__(self, p: NodeParams):
         self.p = p
         self.prim = p.prim
+        self.wording = WORDINGS.get(p.prim, Wording())
         self.link = {
             "filter_gt": "among", "top_k": "among", "filter_gt_c": "among", "kth_argmax": "among",
             "kth_max": "of", "sum": "of", "count": "of", "hop": "of",
         }.get(p.prim, "")
 
+    def _say(self, template: str | None, missing: str, val: object = None, val2: object = None) -> str:
+        if template is None:
+            raise ValueError(f"{self.prim} {missing}")
+        return template.format_map(_Fields(self.p, val, val2))
+
     # ------------------------------------------------------------ set-valued nodes
     def leaf_scope(self) -> str:
-        p = self.p
-        if self.prim == "filter_gt":
-            return f"the items that satisfy its {p.h} is greater than {p.val} among all items"
-        if self.prim == "filter_gt_c":
-            return f"the items that satisfy its {p.h} is greater than its {p.col} among all items"
-        if self.prim == "top_k":
-            return f"the top {p.k} items for {p.h} among all items"
-        if self.prim == "kth_argmax":
-            return f"the item that has the {ordinal(p.k or 0)} largest {p.h} among all items"
-        raise ValueError(f"{self.prim} has no scope phrase")
+        return self._say(self.wording.leaf_scope, "has no scope phrase")
 
     def scope(self, val: object = None) -> str:
-        p = self.p
-        if self.prim == "filter_gt":
-            return f"the items that satisfy its {p.h} is greater than {_given(val, p.val, self.prim)}"
-        if self.prim == "filter_gt_c":
-            return f"the items that satisfy its {p.h} is greater than {_given(val, p.col, self.prim)}"
-        if self.prim == "top_k":
-            return f"the top {p.k} items for {p.h}"
-        if self.prim == "kth_argmax":
-            return f"the item that has {ordinal(p.k or 0)} largest {p.h}"
-        raise ValueError(f"{self.prim} has no scope phrase")
+        return self._say(self.wording.scope, "has no scope phrase", val)
 
     # ---------------------------------------------------------- value-valued nodes
     def leaf_value(self) -> str:
-        p = self.p
-        if self.prim == "kth_max":
-            return f"the {ordinal(p.k or 0)} largest {p.h} of all items"
-        if self.prim == "sum":
-            return f"the sum of {p.h} of all items"
-        if self.prim == "count":
-            return "the number of all items"
-        if self.prim == "hop":
-            return f"the {p.h} of {p.row}"
-        if self.prim == "add_c":
-            return f"its {p.col_header} plus {p.val}"
-        raise ValueError(f"{self.prim} has no leaf value phrase")
+        return self._say(self.wording.leaf_value, "has no leaf value phrase")
 
     def value(self, val: object = None, val2: object = None) -> str:
-        p = self.p
-        if self.prim == "kth_max":
-            return f"the {ordinal(p.k or 0)} largest {p.h}"
-        if self.prim == "sum":
-            return f"the sum of {p.h}"
-        if self.prim == "count":
-            return "the number"
-        if self.prim == "hop":
-            return f"the {p.h}"
-        if self.prim == "add":
-            return f"{val} plus {_given(val2, p.val2, self.prim)}"
-        if self.prim == "add_c":
-            return f"its {p.col_header} plus {_given(val, p.val, self.prim)}"
-        raise ValueError(f"{self.prim} has no value phrase")
+        return self._say(self.wording.value, "has no value phrase", val, val2)
 
     # ------------------------------------------------------------------ questions
     def question(self, val: object = None, val2: object = None) -> str:
-        p = self.p
-        if self.prim == "filter_gt":
-            return f"which items satisfy its {p.h} is greater than {_given(val, p.val, self.prim)}"
-        if self.prim == "filter_gt_c":
-            return f"which items satisfy its {p.h} is greater than {_given(val, p.col, self.prim)}"
-        if self.prim == "top_k":
-            return f"which are the top {p.k} items for {p.h}"
-        if self.prim == "kth_argmax":
-            return f"which item has the {ordinal(p.k or 0)} largest {p.h}"
-        if self.prim == "kth_max":
-            return f"what is the {ordinal(p.k or 0)} largest {p.h}"
-        if self.prim == "sum":
-            return f"what is the sum of {p.h}"
-        if self.prim == "count":
-            return "what is the number"
-        if self.prim == "hop":
-            return f"what is the {p.h}"
-        if self.prim == "add":
-            return f"what is {val} plus {_given(val2, p.val2, self.prim)}"
-        raise ValueError(f"{self.prim} cannot end a question")
+        return self._say(self.wording.question, "cannot end a question", val, val2)
 
 
 Template = Callable[[list[Phrases]], str]

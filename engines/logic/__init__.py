@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from engines.contract import Engine, with_extraction
-from engines.core import Item, Report, RunResults, SimOptions, Step, TagType, Verdict
+from engines.contract import Engine, EngineParts
+from engines.core import Item, SimOptions, Step
 from engines.logic import prompts
 from engines.logic.settings import LogicSettings
 
@@ -24,13 +24,11 @@ class LogicEngine(Engine[LogicSettings]):
     main_score = "equivalent"
     model_steps = len(STEPS)
 
-    def items(self, settings: LogicSettings, seed: int) -> Sequence[Item]:
-        from engines.logic.generate import build_items
+    def load_parts(self) -> EngineParts[LogicSettings]:
+        from engines.logic import generate, score, simulate, tags
 
-        return build_items(settings, seed)
-
-    def templates(self, settings: LogicSettings) -> dict[str, str]:
-        return prompts.templates()
+        return EngineParts(build_items=generate.build_items, templates=prompts.templates, score_item=score.score_item,
+                           taxonomy=tags.TAXONOMY, aggregate=score.aggregate)
 
     def next_step(self, item: Item, settings: LogicSettings, outputs: Sequence[str],
                   templates: Mapping[str, str] | None = None) -> Step | None:
@@ -42,17 +40,8 @@ class LogicEngine(Engine[LogicSettings]):
         text = prompts.build_prompt(name, item, (templates or {}).get(name), description)
         return self.model_step(name, text, settings)
 
-    def judge(self, item: Item, outputs: Sequence[str], settings: LogicSettings, with_views: bool) -> Verdict:
-        from engines.logic.score import score_item
-
-        return score_item(item, outputs, settings, with_views)
-
-    def taxonomy(self) -> list[TagType]:
-        from engines.logic.tags import TAXONOMY
-
-        return list(TAXONOMY)
-
     def simulate(self, item: Item, step: Step, outputs: Sequence[str], options: SimOptions, rng_seed: int) -> str:
+        """Step 1 describes the formula, step 2 reads the formula back from that description."""
         from engines.logic.simulate import simulate
 
         return simulate(item, step, tuple(outputs), options, rng_seed)
@@ -61,11 +50,6 @@ class LogicEngine(Engine[LogicSettings]):
         from engines.logic.simulate import oracle
 
         return oracle(item, step)
-
-    def report(self, run: RunResults, against: Sequence[RunResults] = ()) -> Report:
-        from engines.logic.score import aggregate
-
-        return with_extraction(aggregate(run, against, self.taxonomy()), run)
 
     def list_score(self, status: str, scores: Mapping[str, float]) -> float | None:
         """``equivalent``: 1 when Z3 proves the round trip equivalent, else 0 (``unknown`` included)."""

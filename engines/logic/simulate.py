@@ -39,7 +39,7 @@ from typing import Callable
 
 from engines.core import Item, SettingsError, SimOptions, Step
 from engines.logic.describe import describe
-from engines.logic.edits import at, new_atom, nodes_of, replace, requantify
+from engines.logic.edits import Path, at, new_atom, nodes_of, replace, requantify
 from engines.logic.formula import (
     AND,
     DUAL,
@@ -186,23 +186,29 @@ def inject_hallucination(f: Formula, vocab: Vocabulary, rng: random.Random) -> F
     return replace(f, path, rename(atom))
 
 
-def inject_arity(f: Formula, vocab: Vocabulary, rng: random.Random) -> Formula | None:
+def _predicate_atom(f: Formula, rng: random.Random) -> tuple[Path, Atom] | None:
+    """One atom with arguments, at random, and its path; None for a formula without one."""
     found = [(p, n) for p, n in nodes_of(f, Atom) if n.args]
     if not found:
         return None
     path, atom = rng.choice(found)
     assert isinstance(atom, Atom)
+    return path, atom
+
+
+def inject_arity(f: Formula, vocab: Vocabulary, rng: random.Random) -> Formula | None:
+    if (site := _predicate_atom(f, rng)) is None:
+        return None
+    path, atom = site
     if len(atom.args) >= 2 and rng.random() < 0.6:
         return replace(f, path, Atom(atom.name, atom.args[:-1]))
     return replace(f, path, Atom(atom.name, atom.args + (rng.choice(vocab.constants),)))
 
 
 def inject_argument(f: Formula, vocab: Vocabulary, rng: random.Random) -> Formula | None:
-    found = [(p, n) for p, n in nodes_of(f, Atom) if n.args]
-    if not found:
+    if (site := _predicate_atom(f, rng)) is None:
         return None
-    path, atom = rng.choice(found)
-    assert isinstance(atom, Atom)
+    path, atom = site
     args = list(atom.args)
     if len(args) == 2 and args[0] != args[1] and rng.random() < 0.5:
         args.reverse()

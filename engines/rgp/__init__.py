@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from engines.contract import Engine
-from engines.core import Item, Report, RunResults, SimOptions, Step, TagType, Verdict
+from engines.contract import Engine, EngineParts
+from engines.core import Item, Step
 from engines.rgp import prompts
 from engines.rgp.grids import K, U
 from engines.rgp.parse import extract_program, syntax_problem
@@ -34,13 +34,12 @@ class RgpEngine(Engine[RgpSettings]):
     tools = (SANDBOX_TOOL,)
     report_reads_outputs = True  # the sandbox's isolation level is reported
 
-    def items(self, settings: RgpSettings, seed: int) -> Sequence[Item]:
-        from engines.rgp.generate import build_items
+    def load_parts(self) -> EngineParts[RgpSettings]:
+        from engines.rgp import generate, score, simulate, tags
 
-        return build_items(settings, seed)
-
-    def templates(self, settings: RgpSettings) -> dict[str, str]:
-        return prompts.templates()
+        return EngineParts(build_items=generate.build_items, templates=prompts.templates, score_item=score.score_item,
+                           taxonomy=tags.TAXONOMY, aggregate=score.aggregate, simulate=simulate.simulate,
+                           oracle=simulate.oracle)
 
     def next_step(self, item: Item, settings: RgpSettings, outputs: Sequence[str],
                   templates: Mapping[str, str] | None = None) -> Step | None:
@@ -56,31 +55,6 @@ class RgpEngine(Engine[RgpSettings]):
         payload = {"program": program, "inputs": [s["input"] for s in item.inputs["samples"]],
                    "timeout": settings.timeout}
         return Step(name=RUN, kind="tool", tool=SANDBOX_TOOL, payload=payload)
-
-    def judge(self, item: Item, outputs: Sequence[str], settings: RgpSettings, with_views: bool) -> Verdict:
-        from engines.rgp.score import score_item
-
-        return score_item(item, outputs, settings, with_views)
-
-    def taxonomy(self) -> list[TagType]:
-        from engines.rgp.tags import TAXONOMY
-
-        return list(TAXONOMY)
-
-    def simulate(self, item: Item, step: Step, outputs: Sequence[str], options: SimOptions, rng_seed: int) -> str:
-        from engines.rgp.simulate import simulate
-
-        return simulate(item, options, rng_seed)
-
-    def oracle(self, item: Item, step: Step, outputs: Sequence[str]) -> str:
-        from engines.rgp.simulate import oracle
-
-        return oracle(item)
-
-    def report(self, run: RunResults, against: Sequence[RunResults] = ()) -> Report:
-        from engines.rgp.score import aggregate
-
-        return aggregate(run, against, self.taxonomy())
 
     def list_score(self, status: str, scores: Mapping[str, float]) -> float | None:
         """The share of the 16 samples the program gets right, 1 - E/16: 1 exactly when the item is

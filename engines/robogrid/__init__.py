@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from engines.contract import Engine, with_extraction
-from engines.core import Item, Report, RunResults, SimOptions, Step, TagType, Verdict
+from engines.contract import Engine, EngineParts
+from engines.core import Item, Step
 from engines.robogrid import prompts
 from engines.robogrid.settings import RobogridSettings
 
@@ -27,13 +27,12 @@ class RobogridEngine(Engine[RobogridSettings]):
     # already in its context: a prompt repeated back or a span looping is that failure.
     reply_tag_map = {"prompt_echo": "autoregressive_echoing", "repetition_loop": "autoregressive_echoing"}
 
-    def items(self, settings: RobogridSettings, seed: int) -> Sequence[Item]:
-        from engines.robogrid.generate import build_items
+    def load_parts(self) -> EngineParts[RobogridSettings]:
+        from engines.robogrid import generate, score, simulate, tags
 
-        return build_items(settings, seed)
-
-    def templates(self, settings: RobogridSettings) -> dict[str, str]:
-        return prompts.templates()
+        return EngineParts(build_items=generate.build_items, templates=prompts.templates, score_item=score.score_item,
+                           taxonomy=tags.TAXONOMY, aggregate=score.aggregate, simulate=simulate.simulate,
+                           oracle=simulate.oracle)
 
     def next_step(self, item: Item, settings: RobogridSettings, outputs: Sequence[str],
                   templates: Mapping[str, str] | None = None) -> Step | None:
@@ -44,31 +43,6 @@ class RobogridEngine(Engine[RobogridSettings]):
         task = item_task(item)
         prompt = prompts.build_prompt(item, item_cot(item, settings), (templates or {}).get(task))
         return self.model_step(task, prompt, settings)
-
-    def judge(self, item: Item, outputs: Sequence[str], settings: RobogridSettings, with_views: bool) -> Verdict:
-        from engines.robogrid.score import score_item
-
-        return score_item(item, outputs, settings, with_views)
-
-    def taxonomy(self) -> list[TagType]:
-        from engines.robogrid.tags import TAXONOMY
-
-        return list(TAXONOMY)
-
-    def simulate(self, item: Item, step: Step, outputs: Sequence[str], options: SimOptions, rng_seed: int) -> str:
-        from engines.robogrid.simulate import simulate
-
-        return simulate(item, options, rng_seed)
-
-    def oracle(self, item: Item, step: Step, outputs: Sequence[str]) -> str:
-        from engines.robogrid.simulate import oracle
-
-        return oracle(item)
-
-    def report(self, run: RunResults, against: Sequence[RunResults] = ()) -> Report:
-        from engines.robogrid.score import aggregate
-
-        return with_extraction(aggregate(run, against, self.taxonomy()), run)
 
     def list_score(self, status: str, scores: Mapping[str, float]) -> float | None:
         """The share of its task's levels (SVR, BER, SCR) an item reaches: 1 exactly when the top

@@ -12,22 +12,11 @@ statements are numbered steps, one per line; nested blocks stay inline, as in th
 
 from __future__ import annotations
 
-from engines.robogrid.nodes import PLUS, Cond, Expr, Grab, Holding, Loop, Move, Not, Num, Program, Stmt, Turn
+from engines.robogrid.nodes import PLUS, TIMES, If, Loop, Program, Stmt, Wording, head_text
 
-
-def expr_words(expr: Expr) -> str:
-    if isinstance(expr, Num):
-        return str(expr.value)
-    word = "plus" if expr.op == PLUS else "times"
-    return f"({expr_words(expr.left)} {word} {expr_words(expr.right)})"
-
-
-def cond_words(cond: Cond) -> str:
-    if isinstance(cond, Holding):
-        return f"(holding {cond.item})"
-    if isinstance(cond, Not):
-        return f"(not {cond_words(cond.arg)})"
-    return f"({cond_words(cond.left)} {cond.op} {cond_words(cond.right)})"
+INSTRUCTIONS = Wording(operators={PLUS: "plus", TIMES: "times"}, holding="(holding {item})", negation="(not {cond})",
+                       move="Move {direction} {steps} {unit}.", turn="Turn {direction}.", grab="Grab the {item}.",
+                       loop="Repeat {count} times:", branch="If {cond}, then:")
 
 
 def _block(stmts: tuple[Stmt, ...]) -> str:
@@ -35,17 +24,13 @@ def _block(stmts: tuple[Stmt, ...]) -> str:
 
 
 def stmt_words(stmt: Stmt) -> str:
-    if isinstance(stmt, Move):
-        unit = "step" if stmt.steps == Num(1) else "steps"
-        return f"Move {stmt.direction} {expr_words(stmt.steps)} {unit}."
-    if isinstance(stmt, Turn):
-        return f"Turn {stmt.direction}."
-    if isinstance(stmt, Grab):
-        return f"Grab the {stmt.item}."
+    text = head_text(stmt, INSTRUCTIONS)
     if isinstance(stmt, Loop):
-        return f"Repeat {expr_words(stmt.count)} times: {_block(stmt.body)}"
-    text = f"If {cond_words(stmt.cond)}, then: {_block(stmt.then)}"
-    return text + (f" Otherwise: {_block(stmt.orelse)}" if stmt.orelse is not None else "")
+        return f"{text} {_block(stmt.body)}"
+    if isinstance(stmt, If):
+        text = f"{text} {_block(stmt.then)}"
+        return text + (f" Otherwise: {_block(stmt.orelse)}" if stmt.orelse is not None else "")
+    return text
 
 
 def instructions(program: Program) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import NamedTuple
+from typing import Any, Callable, NamedTuple
 
 from engines.robogrid.grammars import Grammar
 from engines.robogrid.nodes import (
@@ -40,6 +40,7 @@ from engines.robogrid.nodes import (
 
 _CALLS = frozenset({"MOVE", "TURN", "GRAB", "HOLDING", "NOT", "LOOP", "IF"})  # C-style: no space before "("
 _TIGHT = frozenset({"PAR_R", "SEMI", "COMMA"})  # never a space before these
+_ACTION_KEYWORDS: dict[type, str] = {Move: "MOVE", Turn: "TURN", Grab: "GRAB"}
 
 
 class Tok(NamedTuple):
@@ -106,16 +107,19 @@ class _Writer:
         if isinstance(e, Num):
             self.emit(str(e.value), "INT")
             return
-        op = "PLUS" if e.op == PLUS else "STAR"
+        self.binary("PLUS" if e.op == PLUS else "STAR", e.left, e.right, self.expr)
+
+    def binary(self, op: str, left: Any, right: Any, write: Callable[[Any], None]) -> None:
+        """A parenthesised binary operation: prefix ``(op a b)`` in S-expr, infix ``(a op b)`` elsewhere."""
         self.kw("PAR_L")
         if self.grammar.style == "sexpr":
             self.kw(op)
-            self.expr(e.left)
-            self.expr(e.right)
+            write(left)
+            write(right)
         else:
-            self.expr(e.left)
+            write(left)
             self.kw(op)
-            self.expr(e.right)
+            write(right)
         self.kw("PAR_R")
 
     def cond(self, c: Cond) -> None:
@@ -135,17 +139,7 @@ class _Writer:
             self.cond(c.arg)
             self.kw("PAR_R")
         else:
-            op = "AND" if c.op == AND else "OR"
-            self.kw("PAR_L")
-            if style == "sexpr":
-                self.kw(op)
-                self.cond(c.left)
-                self.cond(c.right)
-            else:
-                self.cond(c.left)
-                self.kw(op)
-                self.cond(c.right)
-            self.kw("PAR_R")
+            self.binary("AND" if c.op == AND else "OR", c.left, c.right, self.cond)
 
     # ------------------------------------------------------------- statements
 
@@ -159,31 +153,22 @@ class _Writer:
             self.spans.append((path, start, len(self.tokens)))
 
     def action(self, stmt: Stmt) -> None:
-        style = self.grammar.style
+        """``KEYWORD argument...``; in C-style written as a call, ``go(forward, 2)``."""
+        call = self.grammar.style == "c"
+        self.kw(_ACTION_KEYWORDS[type(stmt)])
+        if call:
+            self.kw("PAR_L")
         if isinstance(stmt, Move):
-            self.kw("MOVE")
-            if style == "c":
-                self.kw("PAR_L")
             self.kw("FORWARD" if stmt.direction == FORWARD else "BACKWARD")
-            if style == "c":
+            if call:
                 self.kw("COMMA")
             self.expr(stmt.steps)
-            if style == "c":
-                self.kw("PAR_R")
         elif isinstance(stmt, Turn):
-            self.kw("TURN")
-            if style == "c":
-                self.kw("PAR_L")
             self.kw("LEFT" if stmt.direction == LEFT else "RIGHT")
-            if style == "c":
-                self.kw("PAR_R")
         elif isinstance(stmt, Grab):
-            self.kw("GRAB")
-            if style == "c":
-                self.kw("PAR_L")
             self.emit(stmt.item, "ITEM")
-            if style == "c":
-                self.kw("PAR_R")
+        if call:
+            self.kw("PAR_R")
 
     def stmt(self, stmt: Stmt, path: Path, level: int) -> None:
         style = self.grammar.style

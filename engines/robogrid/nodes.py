@@ -214,32 +214,71 @@ def fmt_int(number: int) -> str:
     return f"{'-' if number < 0 else ''}~2^{abs(number).bit_length()}"
 
 
-def show_expr(expr: Expr) -> str:
-    """Style-independent infix form, fully parenthesised: ``((4 * 4) + 3)``."""
+@dataclass(frozen=True)
+class Wording:
+    """How a statement head, a condition and an expression read in one rendering of the tree.
+
+    The outline (``OUTLINE``: the diff view, traces, tag evidence) and the template
+    instructions of task 3 (``instructions.INSTRUCTIONS``) walk the tree the same way and
+    differ only in these words; a template's fields are the node's parts.
+    """
+
+    operators: dict[str, str]  # arithmetic operator -> its word
+    holding: str  # {item}
+    negation: str  # {cond}
+    move: str  # {direction} {steps} {unit}
+    turn: str  # {direction}
+    grab: str  # {item}
+    loop: str  # {count}
+    branch: str  # {cond}
+
+
+OUTLINE = Wording(operators={PLUS: PLUS, TIMES: TIMES}, holding="holding {item}", negation="not ({cond})",
+                  move="move {direction} {steps}", turn="turn {direction}", grab="grab {item}",
+                  loop="loop {count}", branch="if {cond}")
+
+
+def expr_text(expr: Expr, wording: Wording) -> str:
+    """Fully parenthesised infix: ``((4 * 4) + 3)``."""
     if isinstance(expr, Num):
         return str(expr.value)
-    return f"({show_expr(expr.left)} {expr.op} {show_expr(expr.right)})"
+    return f"({expr_text(expr.left, wording)} {wording.operators[expr.op]} {expr_text(expr.right, wording)})"
+
+
+def cond_text(cond: Cond, wording: Wording) -> str:
+    if isinstance(cond, Holding):
+        return wording.holding.format(item=cond.item)
+    if isinstance(cond, Not):
+        return wording.negation.format(cond=cond_text(cond.arg, wording))
+    return f"({cond_text(cond.left, wording)} {cond.op} {cond_text(cond.right, wording)})"
+
+
+def head_text(stmt: Stmt, wording: Wording) -> str:
+    """A statement without its blocks."""
+    if isinstance(stmt, Move):
+        unit = "step" if stmt.steps == Num(1) else "steps"
+        return wording.move.format(direction=stmt.direction, steps=expr_text(stmt.steps, wording), unit=unit)
+    if isinstance(stmt, Turn):
+        return wording.turn.format(direction=stmt.direction)
+    if isinstance(stmt, Grab):
+        return wording.grab.format(item=stmt.item)
+    if isinstance(stmt, Loop):
+        return wording.loop.format(count=expr_text(stmt.count, wording))
+    return wording.branch.format(cond=cond_text(stmt.cond, wording))
+
+
+def show_expr(expr: Expr) -> str:
+    """Style-independent infix form, fully parenthesised: ``((4 * 4) + 3)``."""
+    return expr_text(expr, OUTLINE)
 
 
 def show_cond(cond: Cond) -> str:
-    if isinstance(cond, Holding):
-        return f"holding {cond.item}"
-    if isinstance(cond, Not):
-        return f"not ({show_cond(cond.arg)})"
-    return f"({show_cond(cond.left)} {cond.op} {show_cond(cond.right)})"
+    return cond_text(cond, OUTLINE)
 
 
 def head(stmt: Stmt) -> str:
     """One line naming a statement without its blocks: ``loop ((4 * 4) + 3)``, ``turn left``."""
-    if isinstance(stmt, Move):
-        return f"move {stmt.direction} {show_expr(stmt.steps)}"
-    if isinstance(stmt, Turn):
-        return f"turn {stmt.direction}"
-    if isinstance(stmt, Grab):
-        return f"grab {stmt.item}"
-    if isinstance(stmt, Loop):
-        return f"loop {show_expr(stmt.count)}"
-    return f"if {show_cond(stmt.cond)}" + (" (with else)" if stmt.orelse is not None else "")
+    return head_text(stmt, OUTLINE) + (" (with else)" if isinstance(stmt, If) and stmt.orelse is not None else "")
 
 
 def outline(program: Program) -> list[tuple[Path, str]]:
