@@ -37,6 +37,9 @@ class ModelSettings(Protocol):
 S = TypeVar("S", bound=ModelSettings)
 
 
+Metric = tuple[str, str, str, bool]  # name (or a ``{}`` family), label, unit, headline
+
+
 @dataclass(frozen=True)
 class EngineParts(Generic[S]):
     """An engine's own functions behind the operations every engine hands over the same way.
@@ -53,6 +56,7 @@ class EngineParts(Generic[S]):
     aggregate: Callable[[RunResults, Sequence[RunResults], list[TagType]], Report]
     simulate: Callable[[Item, SimOptions, int], str] | None = None
     oracle: Callable[[Item], str] | None = None
+    metrics: Sequence[Metric] = ()  # how reports label its metrics (views.METRICS); unnamed ones show plainly
 
 
 class Engine(ABC, Generic[S]):

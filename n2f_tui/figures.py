@@ -1,14 +1,13 @@
 """A report's head and metrics as a person reads them: a label, one unit per number, the headline ones first.
 
-Each engine's ``views.py`` may name its metrics in ``METRICS`` (name or ``{}`` family, label,
-unit, headline); a metric it does not name keeps its own name and is shown as a plain
-number, so a new engine needs no code here. ``X_ci_low`` and ``X_ci_high`` are not figures
+Each engine names its metrics in its contract's ``metrics`` (its ``views.METRICS``: name or
+``{}`` family, label, unit, headline); a metric it does not name keeps its own name and is
+shown as a plain number, so a new engine needs no code here. ``X_ci_low`` and ``X_ci_high`` are not figures
 of their own: they are X's 95% interval, printed beside it in X's unit.
 """
 
 from __future__ import annotations
 
-import importlib
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -16,6 +15,8 @@ from typing import Any, Mapping
 
 from rich.table import Table as RichTable
 
+from engines import get_engine
+from engines.core import EngineError
 from n2f_tui.render import safe_text
 from n2f_tui.widgets.style import usage_line
 
@@ -32,10 +33,11 @@ class Figure:
 
 @lru_cache(maxsize=None)
 def engine_metrics(engine: str) -> tuple[tuple[re.Pattern[str], str, str, bool], ...]:
-    """The engine's ``METRICS`` as (pattern, label, unit, headline), in its order; () if it names none."""
+    """The engine's metrics (its contract's ``metrics``) as (pattern, label, unit, headline), in its
+    order; () for an engine this version does not know."""
     try:
-        declared = getattr(importlib.import_module(f"engines.{engine}.views"), "METRICS", ())
-    except ImportError:
+        declared = get_engine(engine).parts.metrics
+    except EngineError:
         return ()
     return tuple((re.compile("^" + re.escape(name).replace(r"\{\}", "([A-Za-z0-9]+)") + "$"), label, unit, headline)
                  for name, label, unit, headline in declared)

@@ -93,6 +93,9 @@ def test_engine_declares_what_the_harness_needs(name):
     settings = parse_settings(engine.settings_type, [])
     assert settings_fields(engine.settings_type)
     assert engine.templates(settings)
+    metrics = engine.parts.metrics  # how reports label the engine's figures, its headline among them
+    assert metrics and any(headline for *_, headline in metrics)
+    assert {unit for _, _, unit, _ in metrics} <= {"fraction", "percent", "count", "score", "number"}
 
 
 @pytest.mark.parametrize("name", engine_names())

@@ -27,10 +27,11 @@ class CompostEngine(Engine[CompostSettings]):
     report_reads_outputs = True  # official items without a query result are counted apart
 
     def load_parts(self) -> EngineParts[CompostSettings]:
-        from engines.compost import generate, report, score, simulate, tags
+        from engines.compost import generate, report, score, simulate, tags, views
 
         return EngineParts(build_items=generate.build_items, templates=prompts.templates, score_item=score.score_item,
-                           taxonomy=tags.TAXONOMY, simulate=simulate.simulate, oracle=simulate.oracle,
+                           taxonomy=tags.TAXONOMY, metrics=views.METRICS, simulate=simulate.simulate,
+                           oracle=simulate.oracle,
                            aggregate=lambda run, against, _taxonomy: report.aggregate(run, against))
 
     def items(self, settings: CompostSettings, seed: int) -> Sequence[Item]:

@@ -21,10 +21,10 @@ class DedcEngine(Engine[DedcSettings]):
     main_score = "correct"
 
     def load_parts(self) -> EngineParts[DedcSettings]:
-        from engines.dedc import generate, score, simulate, tags
+        from engines.dedc import generate, score, simulate, tags, views
 
         return EngineParts(build_items=generate.build_items, templates=prompts.templates, score_item=score.score_item,
-                           taxonomy=tags.TAXONOMY, aggregate=score.aggregate, simulate=simulate.simulate,
+                           taxonomy=tags.TAXONOMY, metrics=views.METRICS, aggregate=score.aggregate, simulate=simulate.simulate,
                            oracle=simulate.oracle)
 
     def next_step(self, item: Item, settings: DedcSettings, outputs: Sequence[str],

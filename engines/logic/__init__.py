@@ -25,10 +25,10 @@ class LogicEngine(Engine[LogicSettings]):
     model_steps = len(STEPS)
 
     def load_parts(self) -> EngineParts[LogicSettings]:
-        from engines.logic import generate, score, simulate, tags
+        from engines.logic import generate, score, simulate, tags, views
 
         return EngineParts(build_items=generate.build_items, templates=prompts.templates, score_item=score.score_item,
-                           taxonomy=tags.TAXONOMY, aggregate=score.aggregate)
+                           taxonomy=tags.TAXONOMY, metrics=views.METRICS, aggregate=score.aggregate)
 
     def next_step(self, item: Item, settings: LogicSettings, outputs: Sequence[str],
                   templates: Mapping[str, str] | None = None) -> Step | None:

@@ -35,10 +35,10 @@ class RgpEngine(Engine[RgpSettings]):
     report_reads_outputs = True  # the sandbox's isolation level is reported
 
     def load_parts(self) -> EngineParts[RgpSettings]:
-        from engines.rgp import generate, score, simulate, tags
+        from engines.rgp import generate, score, simulate, tags, views
 
         return EngineParts(build_items=generate.build_items, templates=prompts.templates, score_item=score.score_item,
-                           taxonomy=tags.TAXONOMY, aggregate=score.aggregate, simulate=simulate.simulate,
+                           taxonomy=tags.TAXONOMY, metrics=views.METRICS, aggregate=score.aggregate, simulate=simulate.simulate,
                            oracle=simulate.oracle)
 
     def next_step(self, item: Item, settings: RgpSettings, outputs: Sequence[str],

@@ -28,10 +28,10 @@ class RobogridEngine(Engine[RobogridSettings]):
     reply_tag_map = {"prompt_echo": "autoregressive_echoing", "repetition_loop": "autoregressive_echoing"}
 
     def load_parts(self) -> EngineParts[RobogridSettings]:
-        from engines.robogrid import generate, score, simulate, tags
+        from engines.robogrid import generate, score, simulate, tags, views
 
         return EngineParts(build_items=generate.build_items, templates=prompts.templates, score_item=score.score_item,
-                           taxonomy=tags.TAXONOMY, aggregate=score.aggregate, simulate=simulate.simulate,
+                           taxonomy=tags.TAXONOMY, metrics=views.METRICS, aggregate=score.aggregate, simulate=simulate.simulate,
                            oracle=simulate.oracle)
 
     def next_step(self, item: Item, settings: RobogridSettings, outputs: Sequence[str],

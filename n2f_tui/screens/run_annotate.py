@@ -6,6 +6,8 @@ ends in ``after_annotation``, which redraws what the change touched.
 
 from __future__ import annotations
 
+from typing import Callable
+
 from n2f_tui.screens.dialogs import ChoiceDialog, TextDialog
 
 
@@ -19,13 +21,7 @@ class AnnotationActions:
         have = self.state.tags(index).codes
         choices = [(t.code, f"{t.label} ({t.code})" + (" ✓" if t.code in have else ""),
                     (f"[{t.group}] " if t.group else "") + t.description) for t in self.state.taxonomy()]
-
-        def done(code: str | None) -> None:
-            if code:
-                self.state.add_tag(index, code)
-                self.after_annotation(index, f"tagged {code}")
-
-        self.app.push_screen(ChoiceDialog("Add a tag (the engine's taxonomy)", choices), done)
+        self._choose_tag(index, "Add a tag (the engine's taxonomy)", choices, self.state.add_tag, "tagged")
 
     def action_tag_remove(self) -> None:
         index = self.current
@@ -37,13 +33,17 @@ class AnnotationActions:
         if not choices:
             self.notify("this item has no tag to remove", timeout=2)
             return
+        self._choose_tag(index, "Remove a tag", choices, self.state.remove_tag, "removed")
 
+    def _choose_tag(self, index: int, title: str, choices: list[tuple[str, str, str]],
+                    change: Callable[[int, str], None], done_word: str) -> None:
+        """Ask for one tag code, apply ``change`` to the item with it, and redraw."""
         def done(code: str | None) -> None:
             if code:
-                self.state.remove_tag(index, code)
-                self.after_annotation(index, f"removed {code}")
+                change(index, code)
+                self.after_annotation(index, f"{done_word} {code}")
 
-        self.app.push_screen(ChoiceDialog("Remove a tag", choices), done)
+        self.app.push_screen(ChoiceDialog(title, choices), done)
 
     def action_accept(self) -> None:
         """Mark the item reviewed with its automatic tags as they stand, and move on to the next item."""

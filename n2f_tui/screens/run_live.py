@@ -107,19 +107,23 @@ class LiveRunActions:
         # would be walked by every full collection (tens of ms each, every few moves)
         gc.freeze()
 
+    def _running_job(self, hint: str = "") -> Any:
+        """The job of the run in progress, or None after saying that the run is not running."""
+        if self.job is None:
+            self.notify("the run is not running" + hint, timeout=2)
+        return self.job
+
     def action_pause(self) -> None:
-        job = self.job
+        job = self._running_job(" (r resumes it)")
         if job is None:
-            self.notify("the run is not running (r resumes it)", timeout=2)
             return
         paused = job.toggle_pause()
         self.notify("paused: space continues" if paused else "continuing", timeout=1.5)
         self.update_header()
 
     def action_cancel_run(self) -> None:
-        job = self.job
+        job = self._running_job()
         if job is None:
-            self.notify("the run is not running", timeout=2)
             return
 
         def confirmed(yes: bool | None) -> None:
