@@ -271,7 +271,7 @@ class LatencyStub:
                 body = await reader.readexactly(content_length(head))
                 streamed = b'"stream":true' in body.replace(b" ", b"")
                 reply, kind = (STREAM_REPLY, b"text/event-stream") if streamed else (CHAT_REPLY, b"application/json")
-                await asyncio.sleep(self.latency)
+                await hold(self.latency)
                 writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n%s"
                              % (kind, len(reply), reply))
                 await writer.drain()
@@ -279,6 +279,18 @@ class LatencyStub:
             pass  # the client closed its connection
         finally:
             writer.close()
+
+
+HOLD_STEP_S = 0.02  # how far before the end of a hold the stub wakes to sleep the rest
+
+
+async def hold(seconds: float) -> None:
+    """Sleep ``seconds`` as exactly as the event loop can: a plain ``asyncio.sleep(2)`` wakes 9-12 ms
+    late here (the kernel lets a long poll timeout slip by a fraction of itself), which would charge
+    the stub's lateness to the client. The hold sleeps to just before its end, then the short rest."""
+    end = time.monotonic() + seconds
+    while (left := end - time.monotonic()) > 0:
+        await asyncio.sleep(left if left <= 2 * HOLD_STEP_S else left - HOLD_STEP_S)
 
 
 def content_length(head: bytes) -> int:

@@ -6,10 +6,12 @@ are reported by hand.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -88,3 +90,13 @@ def test_the_bench_stub_streams_when_asked(n2f_home):
         timing = asyncio.run(bench.timed_run("dedc", (), f"openai:{bench.STUB_MODEL}@{url}", 8, 4,
                                              bench.stub_config("aiohttp"), stream=True))
     assert timing.items == timing.calls == 8 and timing.cpu_seconds > 0
+
+
+def test_the_stub_holds_a_request_for_the_whole_latency_never_less():
+    async def held(seconds: float) -> float:
+        started = time.monotonic()
+        await bench.hold(seconds)
+        return time.monotonic() - started
+
+    for seconds in (0.0, 0.01, 2.5 * bench.HOLD_STEP_S):
+        assert asyncio.run(held(seconds)) >= seconds
