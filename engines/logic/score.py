@@ -262,8 +262,8 @@ def aggregate(run: RunResults, against: Sequence[RunResults], taxonomy: Sequence
     tt = _mean_tt(judged)
     if tt is not None:
         metrics["mean_truth_table_agreement"] = tt
-    notes = ["unknown: Z3 timed out (or a formula exceeded the size cap); such items are 'wrong' "
-             "with scores equivalent=0, unknown=1, and carry no error tags"]
+    notes = ["unknown: Z3 spent its resource budget (rlimit) or a formula exceeded the size cap; "
+             "such items are 'wrong' with scores equivalent=0, unknown=1, and carry no error tags"]
     if any(_dataset(r).startswith("fol") for r in judged):
         notes.append("truth-table agreement is not defined for first-order formulas and is left out")
     errors = sum(r.status == "error" for r in run.results)
