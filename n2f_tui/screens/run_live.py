@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gc
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 
@@ -20,6 +20,9 @@ from n2f_tui.widgets.detail import DetailView
 from sessions import api
 from sessions.errors import N2FError
 from sessions.store import RunStore
+
+if TYPE_CHECKING:
+    from n2f_tui.jobs import RunJob
 
 METRICS_EVERY = 2.0
 
@@ -107,7 +110,7 @@ class LiveRunActions:
         # would be walked by every full collection (tens of ms each, every few moves)
         gc.freeze()
 
-    def _running_job(self, hint: str = "") -> Any:
+    def _running_job(self, hint: str = "") -> RunJob | None:
         """The job of the run in progress, or None after saying that the run is not running."""
         if self.job is None:
             self.notify("the run is not running" + hint, timeout=2)
