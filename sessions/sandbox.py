@@ -4,7 +4,8 @@ The harness starts one fork server (``sessions/sandbox_server.py``) per process,
 and asks it to run a program on one input; the server forks an isolated child per run
 (see its docstring for the isolation it sets up and why a fork server). This module is
 the client: it starts the server, sends requests, matches replies to callers, and
-restarts a server that died.
+restarts a server that died. A server that finds no isolation on this machine says why
+and runs nothing: ``SandboxUnavailable``, one line saying how to enable it.
 
 A reader thread owns the server's stdout and resolves ``concurrent.futures.Future``s, so
 callers from any asyncio loop (the CLI's, each test's, the TUI's) or from plain threads
@@ -35,6 +36,10 @@ START_TIMEOUT_S = 10.0
 
 class SandboxError(Exception):
     """The sandbox itself failed (could not start, died, could not set up a child)."""
+
+
+class SandboxUnavailable(SandboxError):
+    """This machine offers no isolation for programs: they are refused, never run with less."""
 
 
 @dataclass(frozen=True)
@@ -118,6 +123,10 @@ class Sandbox:
             process.kill()
             detail = process.stderr.read().decode("utf-8", "replace").strip().splitlines() if process.stderr else []
             raise SandboxError(f"the sandbox server did not start: {detail[-1] if detail else first!r}") from None
+        if hello.get("unavailable"):
+            process.kill()
+            process.wait()
+            raise SandboxUnavailable(f"rgp refuses to run programs: {hello['unavailable']}")
         server = _Server(process=process, hello=hello)
         threading.Thread(target=self._read_replies, args=(server,), name="sandbox-replies", daemon=True).start()
         return server

@@ -13,8 +13,8 @@ import json
 from typing import Any, Awaitable, Callable, Iterable, Mapping
 
 from sessions.backends.base import BackendError
-from sessions.errors import RuntimeFailure
-from sessions.sandbox import Limits, SandboxError, shared_sandbox
+from sessions.errors import InputError, RuntimeFailure
+from sessions.sandbox import Limits, SandboxError, SandboxUnavailable, shared_sandbox
 from sessions.sparql import SPARQL, sparql, preflight as sparql_preflight
 
 Tool = Callable[[Mapping[str, Any]], Awaitable[str]]
@@ -80,19 +80,29 @@ def tools_meta(names: Iterable[str]) -> dict[str, Any]:
     """
     meta: dict[str, Any] = {}
     if PYTHON_SANDBOX in names:
-        try:
-            meta["sandbox"] = shared_sandbox().isolation
-        except SandboxError as exc:
-            raise RuntimeFailure(f"the Python sandbox is not available: {exc}") from None
+        meta["sandbox"] = sandbox_isolation()
     return meta
+
+
+def sandbox_isolation() -> str:
+    """The sandbox's isolation level; a machine without isolation is refused as bad input (exit 2)."""
+    try:
+        return shared_sandbox().isolation
+    except SandboxUnavailable as exc:
+        raise InputError(str(exc)) from None
+    except SandboxError as exc:
+        raise RuntimeFailure(f"the Python sandbox is not available: {exc}") from None
 
 
 async def preflight_tools(names: Iterable[str], settings: Any) -> None:
     """Check, before a run is created, that the tools its engine uses can reach what they need.
 
     A SPARQL endpoint named in the settings (``endpoint``) must answer ``ASK {}``;
-    otherwise every item would end in status error, one timeout at a time.
+    otherwise every item would end in status error, one timeout at a time. The Python
+    sandbox must find isolation on this machine (``resume`` checks here too).
     """
+    if PYTHON_SANDBOX in names:
+        sandbox_isolation()
     endpoint = str(getattr(settings, "endpoint", "") or "")
     if SPARQL in names and endpoint:
         await sparql_preflight(endpoint)

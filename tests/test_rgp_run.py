@@ -76,7 +76,7 @@ async def test_a_malformed_payload_is_a_backend_error():
 async def test_the_run_records_the_isolation_level():
     prepared = await api.prepare_run("rgp", ["setting=h", "count=2"], model="oracle")
     try:
-        assert prepared.store.meta["sandbox"].startswith("rlimits")
+        assert "+allowlist-root+" in prepared.store.meta["sandbox"]
         await prepared.runner.run()
     finally:
         prepared.store.close()
