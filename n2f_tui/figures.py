@@ -118,6 +118,8 @@ def render_report_head(summary: dict[str, Any], run: str | None = None) -> RichT
     if replies.get("reported"):
         head.add_row("replies", f"{replies['truncated']} of {replies['reported']} cut by the cap "
                                 f"(max_tokens={replies['max_tokens']})")
+    if summary.get("sandbox"):
+        head.add_row("sandbox", safe_text(summary["sandbox"]))
     for figure in figures(summary["engine"], metrics):
         if figure.name != "accuracy":
             head.add_row(safe_text(figure.label), safe_text(figure.text))

@@ -440,6 +440,7 @@ def _build_report(store: RunStore, against: Sequence[RunStore]) -> tuple[Any, di
         "replies": {"reported": len(reasons), "truncated": reasons.count("length"),
                     "max_tokens": store.meta.get("params", {}).get("max_tokens")},
         "against": [o.label for o in against],
+        **({"sandbox": store.meta["sandbox"]} if "sandbox" in store.meta else {}),  # the isolation programs ran under
         **{k: v for k, v in report.to_json().items() if k != "metrics"},
         "paper": paper_block(engine.name, run, report.metrics),
     }

@@ -50,7 +50,7 @@ class Limits:
     memory_bytes: int = 512 * 2**20
     file_bytes: int = 2**20
     open_files: int = 64
-    processes: int = 1  # RLIMIT_NPROC of a run's own uid: no fork, no thread, so nothing outlives the run
+    processes: int = 1  # RLIMIT_NPROC, counted for the run alone: no fork, no thread (a fork dies with the run anyway)
     output_bytes: int = 64 * 2**10  # per stream; the run is killed when it writes more
     scratch_mb: int = 16
     cpu_s: int = 0
@@ -167,7 +167,7 @@ class Sandbox:
 
     @property
     def isolation(self) -> str:
-        """The isolation level in force, as detected by the server when it started."""
+        """The isolation in force, as the server set it up (SandboxUnavailable where it could not)."""
         return str(self._ensure().hello["level"])
 
     @property

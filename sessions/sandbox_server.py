@@ -19,26 +19,29 @@ Isolation is the same whatever uid runs the harness, and it is all or nothing: t
 first line printed (``{"hello": ...}``) gives the level, or ``unavailable`` with the
 reason, and then the server runs nothing (the harness refuses; it never runs with less).
 
-- once, in the server: a new mount and network namespace (as a normal user inside a
-  new user namespace that maps only the user's own uid). The server builds a read-only
-  root from an allow-list (``RootPlan``: the Python standard library, the shared
-  libraries and ``ld.so.cache`` extension modules load, five harmless device nodes) and
-  ``pivot_root``s into it, so no file of the user (home, run store, config, checkout)
-  exists in it; the old root is detached. The network namespace has no interface but a
-  down loopback;
-- per run: a child (C) makes its own pid and mount namespace (as a normal user in a
-  nested user namespace mapping uid 1000 to the user, which may create no further user
-  namespace, and which locks every mount it inherits: no remounting read-write, no
-  unmounting to look underneath) and mounts the run's private tmpfs on /tmp. C forks
-  the program's process (G, pid 1 of the new pid namespace) and mirrors its exit; when
-  G ends, the kernel kills whatever G left behind. G runs with no capability and a
-  uid other than root: as root, a uid per concurrent run from a range naming no account
-  (runs cannot signal one another or share one RLIMIT_NPROC count), as a normal user
-  uid 1000 of its own user namespace (whose RLIMIT_NPROC count holds only C and G);
-- per run, in G: rlimits (CPU, address space, file size, open files, processes: 1 by
-  default, so no fork and no thread; no core dumps), ``PR_SET_NO_NEW_PRIVS``, a minimal
-  environment, every descriptor but 0/1/2 closed, death with C (``PR_SET_PDEATHSIG``),
-  and C in a new session whose process group is killed on timeout or output overflow.
+- once, at start: a new mount, network and pid namespace (as a normal user inside a new
+  user namespace that maps only the user's own uid). A read-only root is built from an
+  allow-list (``RootPlan``: the Python standard library, the shared libraries and
+  ``ld.so.cache`` that extension modules load, five harmless device nodes) and entered
+  with ``pivot_root``; the old root is detached, so no file of the user (home, run
+  store, config, checkout) and no /proc exists for a program. The network namespace has
+  no interface but a down loopback. The first process stays outside and waits; the
+  server proper is pid 1 of the new pid namespace, so its end kills every run.
+- per run: the server re-enters its own pid namespace and makes a new one
+  (``setns`` + ``unshare``), so each forked child is pid 1 of a namespace of its own:
+  it sees and can signal or trace no other process, and when it ends the kernel kills
+  whatever it left behind. The child makes its own mount namespace (as a normal user
+  inside a nested user namespace mapping uid 1000 to the user, in which no further user
+  namespace may be created and every inherited mount is locked: no remounting
+  read-write, no unmounting to look underneath) and mounts its private tmpfs on /tmp.
+- per run, in the child: no capability and a uid other than root (as root, a uid per
+  concurrent run from a range naming no account; as a normal user, uid 1000 of its own
+  user namespace: either way RLIMIT_NPROC counts the run alone), rlimits (CPU, address
+  space, file size, open files, processes: 1 by default, so no fork and no thread; no
+  core dumps), ``PR_SET_NO_NEW_PRIVS``, a minimal environment, every descriptor but
+  0/1/2 closed, and a new session whose process group is killed on timeout or output
+  overflow. Being pid 1, the program ignores signals it sends itself without a handler,
+  and its CPU limit is a SIGKILL (reported as ``cpu_limit`` from the CPU time it used).
 """
 
 from __future__ import annotations
@@ -80,9 +83,9 @@ LIBRARY_DIRS = ("/lib", "/lib64", "/lib32", "/usr/lib", "/usr/lib64", "/usr/lib3
 FILES = ("/etc/ld.so.cache",)
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 PROBE = "import decimal, hashlib, os, zlib\nassert os.getuid() != 0\nprint(sorted(os.listdir('/')))\n"
-HOW_TO_ENABLE = ("allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1 and "
-                 "user.max_user_namespaces=15000; on Ubuntu 24.04 kernel.apparmor_restrict_unprivileged_userns=0 "
-                 "or an AppArmor profile granting userns to this Python)")
+HOW_TO_ENABLE = ("enable unprivileged user namespaces: sysctl -w kernel.unprivileged_userns_clone=1 (Debian), "
+                 "user.max_user_namespaces=15000 (where it is 0), kernel.apparmor_restrict_unprivileged_userns=0 "
+                 "(Ubuntu 24.04; or an AppArmor profile allowing userns for this Python)")
 SETUP_FAILED = 125
 ONE_THREAD = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
 GRACE_S = 1.0  # after a run's main process is gone or killed, how long its pipes may stay open
@@ -174,7 +177,9 @@ class RootPlan:
     """
 
     def __init__(self) -> None:
-        paths = sysconfig.get_paths()
+        base = {"base": sys.base_prefix, "platbase": sys.base_exec_prefix, "installed_base": sys.base_prefix,
+                "installed_platbase": sys.base_exec_prefix}
+        paths = sysconfig.get_paths(vars=base)  # of the base installation, also under a virtual environment
         tops = [os.path.realpath(p) for p in (sys.base_prefix, sys.base_exec_prefix) if os.path.realpath(p) != "/"]
         python = {os.path.realpath(paths[k]) for k in ("stdlib", "platstdlib")}
         python |= {os.path.realpath(d) for d in sys.path if os.path.isdir(d)

@@ -180,6 +180,24 @@ def test_infinite_loop_is_killed_at_the_wall_limit(sandbox):
     assert_harness_fine(sandbox)
 
 
+def test_the_cpu_limit_is_told_apart_from_the_wall_timeout(sandbox):
+    result = sandbox.run_sync("while True:\n    pass\n", "", Limits(timeout_s=10.0, cpu_s=1))
+    assert result.killed_by == "cpu_limit" and not result.timed_out and result.exit_code is None, result
+    assert_harness_fine(sandbox)
+
+
+def test_the_root_holds_the_standard_library_and_none_of_the_checkout(sandbox):
+    root = sandbox.details["root"]
+    checkout = str(Path(__file__).resolve().parents[1])
+    assert any(Path(entry, "json", "__init__.py").is_file() for entry in root)  # the stdlib is in
+    assert not any(entry.startswith(checkout) or checkout.startswith(entry) for entry in root)
+    if sys.prefix != sys.base_prefix:  # a virtual environment: its site-packages stay out
+        assert not any(entry.startswith(os.path.realpath(sys.prefix)) for entry in root)
+    assert not any(Path(HOME).resolve() == Path(entry.split(" -> ")[0]) for entry in root)
+    listing = run(sandbox, "import os\nprint(sorted(os.listdir('/')), sorted(os.listdir('/dev')))\n").stdout
+    assert "proc" not in listing and "home" not in listing and "['full', 'null', 'random', 'urandom', 'zero']" in listing
+
+
 def test_10_gb_allocation_fails_inside(sandbox):
     result = run(sandbox, "x = bytearray(10 * 1024 ** 3)\nprint('allocated')\n")
     assert result.exit_code == 1 and "MemoryError" in result.stderr and "allocated" not in result.stdout
