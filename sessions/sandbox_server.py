@@ -38,9 +38,10 @@ reason, and then the server runs nothing (the harness refuses; it never runs wit
   concurrent run from a range naming no account; as a normal user, uid 1000 of its own
   user namespace: either way RLIMIT_NPROC counts the run alone), rlimits (CPU, address
   space, file size, open files, processes: 1 by default, so no fork and no thread; no
-  core dumps), ``PR_SET_NO_NEW_PRIVS``, a minimal environment, every descriptor but
-  0/1/2 closed, and a new session whose process group is killed on timeout or output
-  overflow. Being pid 1, the program ignores signals it sends itself without a handler,
+  core dumps), ``PR_SET_NO_NEW_PRIVS``, on x86_64 a seccomp filter refusing the system
+  calls a grid program never needs and an escape would (``DENIED_X86_64``), a minimal
+  environment, every descriptor but 0/1/2 closed, and a new session whose process group
+  is killed on timeout or output overflow. Being pid 1, the program ignores signals it sends itself without a handler,
   and its CPU limit is a SIGKILL (reported as ``cpu_limit`` from the CPU time it used).
 """
 
@@ -59,6 +60,7 @@ import resource
 import selectors
 import signal
 import socket
+import struct
 import sys
 import sysconfig
 import time
@@ -74,6 +76,15 @@ SYS_OPEN_TREE, SYS_MOVE_MOUNT = 428, 429  # the same number on every architectur
 SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "s390x": 217}
 OPEN_TREE_CLONE, AT_RECURSIVE, O_CLOEXEC, AT_FDCWD, MOVE_MOUNT_F_EMPTY_PATH = 1, 0x8000, 0o2000000, -100, 4
 CAPABILITY_V3 = 0x20080522
+PR_SET_SECCOMP, SECCOMP_MODE_FILTER, AUDIT_ARCH_X86_64 = 22, 2, 0xC000003E
+BPF_LD_ABS, BPF_JEQ, BPF_JGE, BPF_JSET, BPF_RET = 0x20, 0x15, 0x35, 0x45, 0x06
+RET_ALLOW, RET_ERRNO, RET_KILL = 0x7FFF0000, 0x00050000, 0x80000000
+# x86_64 system calls a grid program never needs and a jail escape would: tracing, namespaces
+# and mounts, handles by inode, kernel keys, modules, bpf, perf, userfaultfd, io_uring
+DENIED_X86_64 = (101, 310, 311, 272, 308, 165, 166, 155, 161, 303, 304, 321, 298, 323, 248, 249, 250,
+                 246, 320, 175, 313, 176, 425, 426, 427, 428, 429, 430, 431, 432, 433, 442)
+SYS_CLONE_X86_64, SYS_CLONE3 = 56, 435
+NEW_NAMESPACE_FLAGS = 0x7E020000  # CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET
 
 UID_BASE = 2_000_000_000  # above systemd's container range (up to 0x6FFFFFFF); names no account
 RUN_UID = 1000  # a normal user's program, inside its own user namespace
@@ -141,6 +152,35 @@ def drop_capabilities() -> None:
     header = (ctypes.c_uint32 * 2)(CAPABILITY_V3, 0)
     data = (ctypes.c_uint32 * 6)()
     _check(libc.capset(header, data), "capset")
+
+
+def seccomp_filter() -> bytes:
+    """A BPF filter: EPERM for ``DENIED_X86_64`` and for clone with namespace flags, ENOSYS for clone3
+    (whose flags a filter cannot read; libc then falls back to clone), every other call allowed.
+    Empty on other architectures (their numbers differ; the level then says no seccomp)."""
+    if platform.machine() != "x86_64":
+        return b""
+    code: list[tuple[int, object, object, int]] = [(BPF_LD_ABS, 0, 0, 4), (BPF_JEQ, "nr", "kill", AUDIT_ARCH_X86_64),
+                                                   (BPF_RET, 0, 0, RET_KILL), (BPF_LD_ABS, 0, 0, 0),
+                                                   (BPF_JGE, "eperm", 0, 0x40000000)]  # the x32 ABI
+    code += [(BPF_JEQ, "eperm", 0, nr) for nr in DENIED_X86_64]
+    code += [(BPF_JEQ, "enosys", 0, SYS_CLONE3), (BPF_JEQ, 0, "allow", SYS_CLONE_X86_64),
+             (BPF_LD_ABS, 0, 0, 16), (BPF_JSET, "eperm", "allow", NEW_NAMESPACE_FLAGS),
+             (BPF_RET, 0, 0, RET_ALLOW), (BPF_RET, 0, 0, RET_ERRNO | errno.EPERM),
+             (BPF_RET, 0, 0, RET_ERRNO | errno.ENOSYS)]
+    labels = {"kill": 2, "nr": 3, "allow": len(code) - 3, "eperm": len(code) - 2, "enosys": len(code) - 1}
+
+    def jump(at: int, to: object) -> int:  # BPF jumps count the instructions skipped
+        return to if isinstance(to, int) else labels[str(to)] - at - 1
+
+    return b"".join(struct.pack("=HBBI", op, jump(i, jt), jump(i, jf), k) for i, (op, jt, jf, k) in enumerate(code))
+
+
+def install_seccomp(program: bytes) -> None:
+    """Load ``program`` (after PR_SET_NO_NEW_PRIVS, which an unprivileged filter needs)."""
+    buffer = ctypes.create_string_buffer(program, len(program))
+    fprog = struct.pack("=HxxxxxxQ", len(program) // 8, ctypes.addressof(buffer))
+    _check(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.c_char_p(fprog), 0, 0), "seccomp")
 
 
 def become(uid: int) -> None:
@@ -235,6 +275,7 @@ class Isolation:
         self._lock_fd = -1
         self.notes: list[str] = []
         self.plan = RootPlan()
+        self.seccomp = seccomp_filter()
         self.proc_fd = -1  # the real /proc, kept to write each run's uid map after pivot_root
         self.pidns_fd = -1  # the server's own pid namespace, re-entered before each run's new one
         try:
@@ -340,8 +381,9 @@ class Isolation:
     def level(self) -> str:
         if self.unavailable:
             return "unavailable"
-        who = "userns" if self.userns else "uid-per-run"
-        return f"{who}+allowlist-root+private-tmpfs+pidns+netns+no-capabilities+rlimits"
+        layers = ["userns" if self.userns else "uid-per-run", "allowlist-root", "private-tmpfs", "pidns", "netns",
+                  "no-capabilities", "seccomp" * bool(self.seccomp), "rlimits"]
+        return "+".join(layer for layer in layers if layer)
 
     def to_json(self) -> dict:
         return {"level": self.level, "unavailable": self.unavailable, "userns": self.userns,
@@ -411,6 +453,8 @@ def child_main(request: dict, fds: dict[str, int], uid: int, iso: Isolation) -> 
         else:
             drop_capabilities()
         prctl(PR_SET_NO_NEW_PRIVS, 1)
+        if iso.seccomp:
+            install_seccomp(iso.seccomp)
         os.environ.clear()
         os.environ.update({"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp/run",
                            "TMPDIR": "/tmp", **ONE_THREAD})

@@ -92,9 +92,9 @@ def test_the_level_names_every_layer():
     from sessions.sandbox_server import Isolation
 
     iso = object.__new__(Isolation)
-    iso.unavailable, iso.userns = "", True
-    assert iso.level == "userns+allowlist-root+private-tmpfs+pidns+netns+no-capabilities+rlimits"
-    iso.userns = False
+    iso.unavailable, iso.userns, iso.seccomp = "", True, b"filter"
+    assert iso.level == "userns+allowlist-root+private-tmpfs+pidns+netns+no-capabilities+seccomp+rlimits"
+    iso.userns, iso.seccomp = False, b""  # no filter on an architecture whose numbers it does not know
     assert iso.level == "uid-per-run+allowlist-root+private-tmpfs+pidns+netns+no-capabilities+rlimits"
     iso.unavailable = "cannot isolate programs as a normal user (...)"
     assert iso.level == "unavailable"
@@ -196,6 +196,19 @@ def test_the_root_holds_the_standard_library_and_none_of_the_checkout(sandbox):
     assert not any(Path(HOME).resolve() == Path(entry.split(" -> ")[0]) for entry in root)
     listing = run(sandbox, "import os\nprint(sorted(os.listdir('/')), sorted(os.listdir('/dev')))\n").stdout
     assert "proc" not in listing and "home" not in listing and "['full', 'null', 'random', 'urandom', 'zero']" in listing
+
+
+def test_seccomp_refuses_what_a_grid_program_never_needs(sandbox):
+    if "+seccomp+" not in sandbox.isolation:
+        pytest.skip("no seccomp filter on this architecture")
+    program = ("import ctypes, errno\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+               "for name, call in (('unshare', lambda: libc.unshare(0x10000000)), ('io_uring_setup', lambda: "
+               "libc.syscall(425, 1, 0)), ('bpf', lambda: libc.syscall(321, 0, 0, 0)), ('clone3', lambda: "
+               "libc.syscall(435, 0, 0))):\n    print(name, call(), errno.errorcode[ctypes.get_errno()])\n"
+               "import threading\nthreading.Thread(target=print, args=('a thread still runs',)).start()\n")
+    result = sandbox.run_sync(program, "", Limits(processes=2))
+    assert result.stdout.splitlines() == ["unshare -1 EPERM", "io_uring_setup -1 EPERM", "bpf -1 EPERM",
+                                          "clone3 -1 ENOSYS", "a thread still runs"]
 
 
 def test_10_gb_allocation_fails_inside(sandbox):
