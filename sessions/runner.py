@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from engines.contract import Engine
-from engines.core import Item
+from engines.core import SCORER_ERROR, UNJUDGED, Item
 from sessions.backends.base import Backend
 from sessions.collector import run_heap
 from sessions.results_log import finish_reasons
@@ -71,7 +71,7 @@ class Progress:
 
     @property
     def accuracy(self) -> float:
-        judged = self.done - self.errors
+        judged = self.done - sum(self.counts.get(s, 0) for s in UNJUDGED)
         return self.counts.get("correct", 0) / judged if judged else 0.0
 
 
@@ -314,6 +314,9 @@ class Runner:
         item, trace = entry.item, entry.trace
         if trace.error:
             return error_record(item, entry.index, trace.error, trace.outputs, trace.steps, entry.attempt)
+        if trace.scorer_error:
+            return error_record(item, entry.index, trace.scorer_error, trace.outputs, trace.steps, entry.attempt,
+                                SCORER_ERROR)
         verdict = self.engine.score(item, trace.outputs, self.settings, with_views=False,
                                     finish_reasons=finish_reasons(trace.steps), templates=self.templates)
         return record_for(item, entry.index, verdict, trace.outputs, trace.steps, entry.attempt)
