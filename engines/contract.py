@@ -152,12 +152,16 @@ class Engine(ABC, Generic[S]):
         return Step(name=name, messages=messages, params=self.model_params(settings), template=name)
 
     def next_call(self, item: Item, settings: S, outputs: Sequence[str],
-                  templates: Mapping[str, str] | None = None) -> Step | None:
-        """``next_step``, except that an output over the readers' bounds ends the item: no step
-        reads it (``score`` judges it unread), whatever the engine would have asked next."""
+                  templates: Mapping[str, str] | None = None) -> tuple[Step | None, str]:
+        """``next_step`` and ``""``, never raising: an output over the readers' bounds ends the item (no
+        step reads it; ``score`` judges it unread), and an exception of the engine reading the outputs
+        so far ends it too, with the ``scorer_error`` text as the second value."""
         if outputs and replies.out_of_bounds(outputs[-1]):
-            return None
-        return self.next_step(item, settings, outputs, templates)
+            return None, ""
+        try:
+            return self.next_step(item, settings, outputs, templates), ""
+        except Exception as exc:  # noqa: BLE001 - an engine failing on one reply fails that item alone
+            return None, scorer_error(exc).error
 
     def score(self, item: Item, outputs: Sequence[str], settings: S | None = None, with_views: bool = True,
               finish_reasons: Sequence[str] = (), templates: Mapping[str, str] | None = None) -> Verdict:
@@ -228,7 +232,7 @@ class Engine(ABC, Generic[S]):
         """Each model step's reply with the prompt it answered (tool steps' outputs are not replies)."""
         found = []
         for index, text in enumerate(outputs):
-            step = self.next_call(item, settings, outputs[:index], templates)
+            step, _ = self.next_call(item, settings, outputs[:index], templates)
             if step is None:
                 break
             if step.kind != "model":

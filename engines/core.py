@@ -8,6 +8,7 @@ round-trips through JSON: runs are stored, replayed and re-scored from these sha
 from __future__ import annotations
 
 import dataclasses
+import math
 import types
 import typing
 from dataclasses import dataclass, field
@@ -341,9 +342,12 @@ def _coerce(name: str, raw: str, tp: Any, choices: Sequence[str] | None) -> Any:
             raise SettingsError(f"setting {name}: expected an integer, got {raw!r}") from None
     if tp is float:
         try:
-            return float(raw)
+            number = float(raw)
         except ValueError:
-            raise SettingsError(f"setting {name}: expected a number, got {raw!r}") from None
+            number = math.nan
+        if not math.isfinite(number):  # nan slips past every range check; inf is no setting's value
+            raise SettingsError(f"setting {name}: expected a finite number, got {raw!r}")
+        return number
     if choices and raw not in choices:
         raise SettingsError(f"setting {name}: {raw!r} is not one of {', '.join(choices)}")
     return raw

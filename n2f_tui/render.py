@@ -25,7 +25,8 @@ from engines.core import Report, View
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 MAX_CHARS = 20_000  # model text a terminal pane lays out quickly
 MAX_LINES = 400
-STATUS_STYLE = {"correct": "green", "wrong": "red", "unparseable": "magenta", "error": "yellow", "pending": "dim"}
+STATUS_STYLE = {"correct": "green", "wrong": "red", "unparseable": "magenta", "scorer_error": "bold red",
+                "error": "yellow", "pending": "dim"}
 
 
 def safe_text(value: Any, style: str = "") -> Text:

@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from engines.contract import Engine, scorer_error
+from engines.contract import Engine
 from engines.core import Item, Verdict
 from sessions.backends.base import Backend, BackendError, CallRequest, Completion
 from sessions.files import now_iso
@@ -104,10 +104,6 @@ async def run_steps(
 
 
 def _next(engine: Engine, item: Item, settings: Any, trace: StepTrace, templates: Mapping[str, str] | None) -> Any:
-    """The engine's next step (``Engine.next_call``); if the engine raises, None, with the failure in
-    ``trace.scorer_error``: the reply it read is this item's problem, never the run's."""
-    try:
-        return engine.next_call(item, settings, trace.outputs, templates)
-    except Exception as exc:  # noqa: BLE001 - an engine failing on one reply fails that item alone
-        trace.scorer_error = scorer_error(exc).error
-        return None
+    """The engine's next step; if the engine fails choosing it, None with the failure in ``trace.scorer_error``."""
+    step, trace.scorer_error = engine.next_call(item, settings, trace.outputs, templates)
+    return step
