@@ -15,13 +15,17 @@ pyoxigraph) in ``load_parts``, called on first use, so that listing the engines 
 from __future__ import annotations
 
 import dataclasses
+import traceback
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Callable, ClassVar, Generic, Mapping, Protocol, Sequence, TypeVar
 
 from engines import replies
-from engines.core import LENIENT, STRICT, Item, Message, Report, RunResults, SimOptions, Step, TagType, Verdict, View
+from engines.core import (LENIENT, SCORER_ERROR, STRICT, UNJUDGED, Item, Message, Report, RunResults, SimOptions, Step,
+                          Tag, TagType, Verdict, View)
+from engines.parsing import shorten
+from engines.taxonomy import UNPARSEABLE
 
 
 class ModelSettings(Protocol):
@@ -36,6 +40,8 @@ class ModelSettings(Protocol):
 
 S = TypeVar("S", bound=ModelSettings)
 
+
+UNREAD_HEAD = 2_000  # characters of an unread output its view shows
 
 Metric = tuple[str, str, str, bool]  # name (or a ``{}`` family), label, unit, headline
 
@@ -124,7 +130,14 @@ class Engine(ABC, Generic[S]):
     def report(self, run: RunResults, against: Sequence[RunResults] = ()) -> Report:
         """The run in the paper's tables and the headline metrics, saying how replies were read
         (``with_extraction`` says it for an engine whose tables do not)."""
-        return with_extraction(self.parts.aggregate(run, against, self.taxonomy()), run)
+        failed = sum(r.status == SCORER_ERROR for r in run.results)
+        if failed:  # no scores to aggregate: counted apart, in the report's counts and this note
+            run = dataclasses.replace(run, results=[r for r in run.results if r.status != SCORER_ERROR])
+        report = with_extraction(self.parts.aggregate(run, against, self.taxonomy()), run)
+        if failed:
+            report.notes.append(f"{failed} item(s) in status {SCORER_ERROR} (the scorer failed on their replies) are "
+                                "left out of the tables; `n2f rescore` judges them again")
+        return report
 
     # -------------------------------------------------------------------- shared by all
 
@@ -138,6 +151,18 @@ class Engine(ABC, Generic[S]):
         messages = ((Message("system", system),) if system else ()) + (Message("user", prompt),)
         return Step(name=name, messages=messages, params=self.model_params(settings), template=name)
 
+    def next_call(self, item: Item, settings: S, outputs: Sequence[str],
+                  templates: Mapping[str, str] | None = None) -> tuple[Step | None, str]:
+        """``next_step`` and ``""``, never raising: an output over the readers' bounds ends the item (no
+        step reads it; ``score`` judges it unread), and an exception of the engine reading the outputs
+        so far ends it too, with the ``scorer_error`` text as the second value."""
+        if outputs and replies.out_of_bounds(outputs[-1]):
+            return None, ""
+        try:
+            return self.next_step(item, settings, outputs, templates), ""
+        except Exception as exc:  # noqa: BLE001 - an engine failing on one reply fails that item alone
+            return None, scorer_error(exc).error
+
     def score(self, item: Item, outputs: Sequence[str], settings: S | None = None, with_views: bool = True,
               finish_reasons: Sequence[str] = (), templates: Mapping[str, str] | None = None) -> Verdict:
         """The verdict plus the shared reply tags of its model steps; views only when asked.
@@ -147,9 +172,38 @@ class Engine(ABC, Generic[S]):
         ``finish_reasons`` are the backend's, per step (tool steps have ""); ``templates``
         are the run's, so that an echo is compared with the prompt the model really saw.
         They inform the reply tags, never the status.
+
+        Never raises for any output: one over the readers' bounds is judged ``unparseable``
+        unread (``replies.out_of_bounds``), and any exception of the engine's own reading,
+        scoring, tagging or views becomes the item's status ``scorer_error`` with the
+        exception in ``Verdict.error`` (``rescore`` judges it again after a fix).
         """
         if settings is None:
             settings = self.settings_type()
+        try:
+            for index, text in enumerate(outputs):
+                reason = replies.out_of_bounds(text)
+                if reason:
+                    return self._unread(item, outputs, index, reason, settings, with_views)
+            return self._score(item, outputs, settings, with_views, finish_reasons, templates)
+        except Exception as exc:  # noqa: BLE001 - a scorer's failure is this item's verdict, never the run's end
+            return scorer_error(exc)
+
+    def _unread(self, item: Item, outputs: Sequence[str], index: int, reason: str, settings: S,
+                with_views: bool) -> Verdict:
+        """The verdict on an output over the readers' bounds: ``unparseable``, with the engine's own
+        scores for an empty reply in its place (so that every report finds its keys)."""
+        empty = self.judge(item, [*outputs[:index], ""], settings, False)
+        where = f"output {index + 1}: " if len(outputs) > 1 else ""
+        labels = {t.code: t.label for t in self.taxonomy()}
+        tags = [Tag(UNPARSEABLE, labels.get(UNPARSEABLE, "Unparseable"), where + reason),
+                Tag(replies.OVERSIZED_REPLY, replies.LABELS[replies.OVERSIZED_REPLY], where + reason)]
+        views = [View("key-value", "Not read", [["output", str(index + 1)], ["reason", reason]]),
+                 View("text", f"Output {index + 1} (its first {UNREAD_HEAD:,} characters)", outputs[index][:UNREAD_HEAD])]
+        return Verdict(UNPARSEABLE, dict(empty.scores), tags, views if with_views else [])
+
+    def _score(self, item: Item, outputs: Sequence[str], settings: S, with_views: bool,
+               finish_reasons: Sequence[str], templates: Mapping[str, str] | None) -> Verdict:
         verdict = self._strict_with_lenient(item, outputs, settings, with_views)
         known = {(t.code, t.evidence) for t in verdict.tags}
         labels = {t.code: t.label for t in self.taxonomy()}
@@ -178,7 +232,7 @@ class Engine(ABC, Generic[S]):
         """Each model step's reply with the prompt it answered (tool steps' outputs are not replies)."""
         found = []
         for index, text in enumerate(outputs):
-            step = self.next_step(item, settings, outputs[:index], templates)
+            step, _ = self.next_call(item, settings, outputs[:index], templates)
             if step is None:
                 break
             if step.kind != "model":
@@ -187,6 +241,14 @@ class Engine(ABC, Generic[S]):
             reason = finish_reasons[index] if index < len(finish_reasons) else ""
             found.append(replies.Reply(text, prompt, reason))
         return found
+
+
+def scorer_error(exc: Exception) -> Verdict:
+    """The verdict of an item its engine failed to judge: the exception and where it was raised."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" (at {frames[-1].filename.rsplit('/', 1)[-1]}:{frames[-1].lineno} in {frames[-1].name})" if frames else ""
+    text = shorten(f"{type(exc).__name__}: {exc}", 500) + where
+    return Verdict(SCORER_ERROR, {}, [], [View("text", "Scorer error", text)], error=text)
 
 
 def with_extraction(report: Report, run: RunResults) -> Report:
@@ -198,7 +260,7 @@ def with_extraction(report: Report, run: RunResults) -> Report:
     if mode == STRICT:
         report.notes.append("extract=strict: replies are read as the paper's authors read them")
         return report
-    judged = [r for r in run.results if r.status != "error"]
+    judged = [r for r in run.results if r.status not in UNJUDGED]
     lenient = [r.scores.get("lenient_correct", float(r.status == "correct")) for r in judged]
     report.metrics["lenient_accuracy"] = sum(lenient) / len(lenient) if lenient else 0.0
     report.notes.append("extract=lenient: lenient_accuracy also reads answers set off from prose; statuses and "

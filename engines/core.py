@@ -8,12 +8,17 @@ round-trips through JSON: runs are stored, replayed and re-scored from these sha
 from __future__ import annotations
 
 import dataclasses
+import math
 import types
 import typing
 from dataclasses import dataclass, field
-from typing import Any, Generic, Mapping, Sequence, TypeVar, overload
+from typing import Any, Callable, Generic, Mapping, Sequence, TypeVar, overload
 
-STATUSES = ("correct", "wrong", "unparseable", "error")
+SCORER_ERROR = "scorer_error"
+STATUSES = ("correct", "wrong", "unparseable", SCORER_ERROR, "error")
+# Not judgements of the model, left out of accuracy and the tables: ``error`` (the infrastructure
+# failed: resume runs the item again), ``scorer_error`` (the engine failed to judge: rescore does).
+UNJUDGED = ("error", SCORER_ERROR)
 
 
 class EngineError(Exception):
@@ -174,12 +179,38 @@ class View:
         return {"kind": self.kind, "title": self.title, "data": self.data}
 
 
+TREE_DEPTH = 40  # levels of a tree view: deeper nodes are summed up in one "…" leaf
+TREE_NODES = 2_000  # nodes of a tree view, likewise
+
+
+def tree_data(root: T, label: Callable[[T], str], children: Callable[[T], Sequence[T]],
+              max_depth: int = TREE_DEPTH, max_nodes: int = TREE_NODES) -> dict[str, Any]:
+    """A tree view's data (``{"label", "children"}``) built without recursion and cut to ``max_depth``
+    levels and ``max_nodes`` nodes, so that a parse tree of any shape makes a view any reader can walk."""
+    top: dict[str, Any] = {"label": label(root), "children": []}
+    stack = [(root, top, 1)]
+    count = 1
+    while stack:
+        node, out, depth = stack.pop()
+        kids = children(node)
+        if kids and (depth >= max_depth or count >= max_nodes):
+            out["children"].append({"label": f"… {len(kids):,} more node(s) below", "children": []})
+            continue
+        for kid in kids:
+            entry: dict[str, Any] = {"label": label(kid), "children": []}
+            out["children"].append(entry)
+            count += 1
+            stack.append((kid, entry, depth + 1))
+    return top
+
+
 @dataclass
 class Verdict:
     status: str
     scores: dict[str, float] = field(default_factory=dict)
     tags: list[Tag] = field(default_factory=list)
     views: list[View] = field(default_factory=list)
+    error: str = ""  # status scorer_error: the exception the engine raised judging the item
 
     @property
     def correct(self) -> bool:
@@ -192,6 +223,8 @@ class Verdict:
             "scores": dict(self.scores),
             "tags": [t.to_json() for t in self.tags],
         }
+        if self.error:
+            data["error"] = self.error
         if with_views:
             data["views"] = [v.to_json() for v in self.views]
         return data
@@ -309,9 +342,12 @@ def _coerce(name: str, raw: str, tp: Any, choices: Sequence[str] | None) -> Any:
             raise SettingsError(f"setting {name}: expected an integer, got {raw!r}") from None
     if tp is float:
         try:
-            return float(raw)
+            number = float(raw)
         except ValueError:
-            raise SettingsError(f"setting {name}: expected a number, got {raw!r}") from None
+            number = math.nan
+        if not math.isfinite(number):  # nan slips past every range check; inf is no setting's value
+            raise SettingsError(f"setting {name}: expected a finite number, got {raw!r}")
+        return number
     if choices and raw not in choices:
         raise SettingsError(f"setting {name}: {raw!r} is not one of {', '.join(choices)}")
     return raw

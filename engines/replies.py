@@ -21,6 +21,13 @@ that a reader sees at once *why* a reply failed, with evidence naming the span:
   not use (Cyrillic words in a reply to an English prompt). Another language in the same
   script (German in Latin letters) is not detected: that needs a language model of its own.
 
+Every reader is bounded (``out_of_bounds``): a reply longer than ``MAX_REPLY_CHARS`` or with
+brackets nested deeper than ``MAX_NESTING`` is judged ``unparseable`` with the tag
+``oversized_reply`` saying which bound and by how much, without any parser, scorer,
+tagger or view reading it (``Engine.score``), so no reply can exhaust a recursion, the
+CPU or the memory of a run. Both checks cost one pass over the text (a 100 MB reply is
+measured by its length alone); no answer of the five benchmarks comes near either bound.
+
 An engine whose taxonomy has a place for one of these maps it there (``Engine.reply_tags``:
 RoboGrid files prompt echoes and loops under its ``autoregressive_echoing``); the others
 carry the codes below. Tool steps (a program run, a SPARQL query) are not replies and are
@@ -43,6 +50,10 @@ REPETITION_LOOP = "repetition_loop"
 EMPTY_REPLY = "empty_reply"
 TRUNCATED = "truncated"
 OTHER_SCRIPT = "other_script"
+OVERSIZED_REPLY = "oversized_reply"
+
+MAX_REPLY_CHARS = 1_000_000  # a reply (or a tool's output) longer than this is not read
+MAX_NESTING = 64  # brackets ( [ { nested deeper than this are not read: every recursion stays far from Python's limit
 
 TAXONOMY: tuple[TagType, ...] = (
     TagType(PROMPT_ECHO, "Prompt echo", "The reply repeats lines of the prompt verbatim.", "reply"),
@@ -51,6 +62,8 @@ TAXONOMY: tuple[TagType, ...] = (
     TagType(TRUNCATED, "Truncated at the cap", "The reply was cut at max_tokens (finish reason length).", "reply"),
     TagType(OTHER_SCRIPT, "Other script", "Words in a script the prompt does not use (e.g. Cyrillic in an "
             "English task).", "reply"),
+    TagType(OVERSIZED_REPLY, "Over the readers' bounds", f"The reply is longer than {MAX_REPLY_CHARS:,} characters or "
+            f"nests brackets deeper than {MAX_NESTING}: judged unparseable without being read.", "reply"),
 )
 LABELS = {t.code: t.label for t in TAXONOMY}
 
@@ -65,6 +78,7 @@ LOOP_CUT_REPEATS = 3
 LOOP_TAIL = 6_000  # characters at the end of a reply searched for a loop (loops run to the end)
 SCRIPT_MIN_RUN = 3
 _LETTERS = re.compile(r"[^\W\d_]{%d,}" % SCRIPT_MIN_RUN)
+_NOT_BRACKETS = re.compile(r"[^()\[\]{}]+")
 
 
 @dataclass(frozen=True)
@@ -74,6 +88,31 @@ class Reply:
     text: str
     prompt: str
     finish_reason: str = ""
+
+
+def out_of_bounds(text: str) -> str:
+    """Why ``text`` is beyond what the readers take (its length, or its bracket nesting), or ``""``."""
+    if len(text) > MAX_REPLY_CHARS:
+        return f"{len(text):,} characters, over the readers' limit of {MAX_REPLY_CHARS:,}: not read"
+    depth = nesting(text)
+    if depth > MAX_NESTING:
+        return f"brackets nested {depth:,} deep, over the readers' limit of {MAX_NESTING}: not read"
+    return ""
+
+
+def nesting(text: str) -> int:
+    """How deep ``(``, ``[`` and ``{`` nest in ``text`` (kinds not matched: a bound, not a parse)."""
+    opening = text.count("(") + text.count("[") + text.count("{")
+    if opening <= MAX_NESTING:
+        return opening  # cannot nest deeper than it opens: no scan needed
+    depth = deepest = 0
+    for ch in _NOT_BRACKETS.sub("", text):
+        if ch in "([{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif depth:
+            depth -= 1
+    return deepest
 
 
 def reply_tags(replies: Sequence[Reply], mapping: Mapping[str, str] = {}, labels: Mapping[str, str] = {}) -> list[Tag]:

@@ -6,7 +6,7 @@ import math
 from collections import Counter
 from typing import Iterable, Sequence
 
-from engines.core import STATUSES, ItemResult, Table, TagType
+from engines.core import STATUSES, UNJUDGED, ItemResult, Table, TagType
 
 
 def wilson_interval(successes: int, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -30,8 +30,8 @@ def status_counts(results: Iterable[ItemResult]) -> dict[str, int]:
 
 
 def scored(results: Sequence[ItemResult]) -> list[ItemResult]:
-    """Items judged by the scorer: infrastructure errors are not model mistakes."""
-    return [r for r in results if r.status != "error"]
+    """Items judged by the scorer: infrastructure errors and scorer failures are not model mistakes."""
+    return [r for r in results if r.status not in UNJUDGED]
 
 
 def accuracy(results: Sequence[ItemResult]) -> float:

@@ -9,19 +9,27 @@ from __future__ import annotations
 import argparse
 import gc
 import sys
-from typing import NoReturn, Sequence
+import warnings
+from typing import Any, NoReturn, Sequence
 
 from engines.core import EngineError
 from n2f_tui.commands import reading, running, study, upkeep
 from n2f_tui.render import safe_text
 from sessions.errors import InputError, N2FError
+from sessions.redact import redact
 
 COMMANDS = {**running.COMMANDS, **reading.COMMANDS, **upkeep.COMMANDS, **study.COMMANDS}
 
 
 def one_line(message: str) -> str:
-    """Errors are one line: newlines and control characters from data must not break that."""
-    return " ".join(safe_text(message).plain.split())
+    """Errors are one line: newlines and control characters from data must not break that; keys are redacted."""
+    return " ".join(safe_text(redact(message)).plain.split())
+
+
+def warning_line(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                 file: Any = None, line: str | None = None) -> None:
+    """The store's warnings (a damaged line skipped) as one line each, like the errors."""
+    print(f"n2f: warning: {one_line(str(message))}", file=sys.stderr)
 
 
 class UsageError(InputError):
@@ -44,6 +52,7 @@ def build_parser() -> Parser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    warnings.showwarning = warning_line
     try:
         args = build_parser().parse_args(argv)
         if args.command is None:

@@ -25,7 +25,8 @@ from engines.core import Report, View
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 MAX_CHARS = 20_000  # model text a terminal pane lays out quickly
 MAX_LINES = 400
-STATUS_STYLE = {"correct": "green", "wrong": "red", "unparseable": "magenta", "error": "yellow", "pending": "dim"}
+STATUS_STYLE = {"correct": "green", "wrong": "red", "unparseable": "magenta", "scorer_error": "bold red",
+                "error": "yellow", "pending": "dim"}
 
 
 def safe_text(value: Any, style: str = "") -> Text:
@@ -110,24 +111,37 @@ def clipped(value: Any, max_chars: int = MAX_CHARS, max_lines: int = MAX_LINES, 
     return text
 
 
-def _grow(node: Tree, children: list[Any], budget: list[int]) -> int:
-    """Add ``children`` under ``node`` while ``budget[0]`` nodes remain (-1: no limit); returns how many were left out."""
+def _grow(root: Tree, children: list[Any], budget: list[int]) -> int:
+    """Add ``children`` under ``root`` while ``budget[0]`` nodes remain (-1: no limit); returns how many were
+    left out. A loop, not recursion: view data of any depth draws (rich lays out the levels it is given)."""
     hidden = 0
-    for child in children:
+    stack: list[tuple[Tree, list[Any]]] = [(root, list(children)[::-1])]
+    while stack:
+        node, todo = stack[-1]
+        if not todo:
+            stack.pop()
+            continue
+        child = todo.pop()
+        grandchildren = child.get("children", []) if isinstance(child, dict) else []
         if budget[0] == 0:
-            hidden += 1 + (_count(child.get("children", [])) if isinstance(child, dict) else 0)
+            hidden += 1 + _count(grandchildren)
             continue
         budget[0] -= 1
-        if isinstance(child, dict):
-            branch = node.add(safe_text(child.get("label", "")))
-            hidden += _grow(branch, child.get("children", []), budget)
-        else:
-            node.add(safe_text(child))
+        branch = node.add(safe_text(child.get("label", "") if isinstance(child, dict) else child))
+        if grandchildren:
+            stack.append((branch, list(grandchildren)[::-1]))
     return hidden
 
 
 def _count(children: list[Any]) -> int:
-    return sum(1 + (_count(c.get("children", [])) if isinstance(c, dict) else 0) for c in children)
+    """The nodes of a subtree, counted with a stack."""
+    total, stack = 0, list(children)
+    while stack:
+        child = stack.pop()
+        total += 1
+        if isinstance(child, dict):
+            stack.extend(child.get("children", []))
+    return total
 
 
 def render_bars(title: str, series: dict[str, float], unit: str = "", width: int = 40) -> RenderableType:

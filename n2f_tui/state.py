@@ -11,7 +11,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from engines.core import Item, OnDemand, Tag, TagType
+from engines.core import STATUSES, Item, OnDemand, Tag, TagType
 from sessions import api
 from sessions.annotations import AnnotationLog, ItemMarks
 from sessions.results_log import summary_of
@@ -19,8 +19,8 @@ from sessions.store import RunStore
 from sessions.study import load as load_study
 from sessions.usage import Usage, run_usage
 
-WRONG = ("wrong", "unparseable", "error")
-STATUS_RANK = {"error": 0, "unparseable": 1, "wrong": 2, "correct": 3, "pending": 4}
+WRONG = ("wrong", "unparseable", "scorer_error", "error")
+STATUS_RANK = {"error": 0, "scorer_error": 1, "unparseable": 2, "wrong": 3, "correct": 4, "pending": 5}
 SORTS = ("index", "status", "score")
 
 
@@ -257,8 +257,8 @@ class RunState:
 
     def filter_choices(self) -> list[tuple[str, str]]:
         """(key, label) pairs for the filter dialog."""
-        choices = [("all", "all items"), ("not-correct", "not correct (wrong, unparseable, error)")]
-        choices += [(s, f"status {s}") for s in ("correct", "wrong", "unparseable", "error", "pending")]
+        choices = [("all", "all items"), ("not-correct", f"not correct ({', '.join(WRONG)})")]
+        choices += [(s, f"status {s}") for s in (*STATUSES, "pending")]
         choices += [("annotated", "annotated by you"), ("unreviewed", "not correct and not reviewed by you"),
                     ("unlabelled", "not reviewed by you")]
         if self.study:

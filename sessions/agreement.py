@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 from itertools import combinations
 from typing import Any, Callable, Sequence
 
+from engines.core import UNJUDGED
 from sessions.api import run_settings
 from sessions.errors import InputError
 from sessions.labels import RunLabels, store_labels
@@ -180,7 +181,7 @@ def tagger_quality(labels: RunLabels, statuses: dict[str, str], taxonomy: dict[s
     """Per code, the automatic tags against the reference (see the module docstring); rows, items, reference."""
     pairs: list[tuple[str, frozenset[str], frozenset[str]]] = []
     for item_id, item in labels.items.items():
-        if statuses.get(item_id, "error") == "error":
+        if statuses.get(item_id, "error") in UNJUDGED:
             continue
         if against is not None:
             if against in item.by_annotator:

@@ -30,17 +30,19 @@ import getpass
 import json
 import os
 import secrets
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from sessions.errors import InputError
-from sessions.files import append_durably, atomic_write_bytes, complete_lines, now_iso, read_from
+from sessions.errors import InputError, RuntimeFailure
+from sessions.files import append_durably, atomic_write_bytes, complete_lines, cut_torn_tail, now_iso, read_from
 
 LOG = "annotations.jsonl"
 LOCK = "annotations.lock"
 LEGACY = "annotations.json"
 KINDS = ("tag_add", "tag_remove", "note", "reviewed", "settle")
+REQUIRED = ("id", "item", "kind", "annotator", "time")  # non-empty text in every event
 REVIEW_KINDS = ("tag_add", "tag_remove", "reviewed")
 
 
@@ -113,6 +115,8 @@ class AnnotationLog:
         self._by_annotator: dict[str, dict[str, ItemMarks]] = {}
         self._settled: dict[str, dict[str, str]] = {}  # item -> the latest settle's code -> label
         self._read_to = 0
+        self._lines = 0  # lines of the log read so far (damaged lines are named by number)
+        self.damaged: list[str] = []  # the damaged lines skipped, each named
         self._legacy_read = False
 
     @property
@@ -139,18 +143,29 @@ class AnnotationLog:
     def append(self, events: Iterable[dict[str, Any]]) -> int:
         """Append events (each with an ``id``) in one locked, fsynced write; ids already in the log are skipped.
 
-        Returns how many were written."""
+        All or nothing: a torn tail a crash or a full disk left is first cut (and kept in
+        ``annotations.jsonl.torn``), and a write that fails part-way is cut back, so the log
+        holds all of these events or none of them. Returns how many were written."""
         with self._locked():
             self.refresh()
             fresh = list({e["id"]: e for e in events if e["id"] not in self._ids}.values())
             if not fresh:
                 return 0
             data = b"".join(json.dumps(e, ensure_ascii=False).encode("utf-8") + b"\n" for e in fresh)
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             try:
-                append_durably(fd, data)
-            finally:
-                os.close(fd)
+                cut_torn_tail(self.path)
+                start = self.path.stat().st_size if self.path.exists() else 0
+                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                try:
+                    append_durably(fd, data)
+                except OSError:
+                    os.truncate(self.path, start)
+                    raise
+                finally:
+                    os.close(fd)
+            except OSError as exc:
+                raise RuntimeFailure(f"{self.path}: could not save {len(fresh)} annotation event(s) "
+                                     f"({exc.strerror or exc}); none of them was added") from None
             self.refresh()
             return len(fresh)
 
@@ -180,10 +195,18 @@ class AnnotationLog:
         data = read_from(self.path, self._read_to)
         lines, used = complete_lines(data)
         self._read_to += used
-        try:
-            return self._take(json.loads(line) for line in lines if line.strip())
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{self.path} has a damaged line ({exc})") from None
+        events = []
+        for line in lines:
+            self._lines += 1
+            if not line.strip():
+                continue
+            event, problem = parse_event(line)
+            if problem:  # one damaged line costs its own event, never the run
+                self.damaged.append(f"{self.path.name} line {self._lines}: {problem}")
+                warnings.warn(DamagedLog(f"skipped {self.damaged[-1]}"), stacklevel=2)
+                continue
+            events.append(event)
+        return self._take(events)
 
     def _take(self, events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         fresh = []
@@ -225,10 +248,19 @@ class AnnotationLog:
     def import_lines(self, lines: Iterable[str], known_items: set[str], source: str) -> int:
         """Merge another log's events (JSON lines); return how many were new. Ids already here are skipped.
 
-        Every line is checked before anything is written, so a bad file adds nothing.
+        Every line is checked (``event_problem``) before anything is written and the events
+        are appended in one write (``append``), so a bad file or a failed write adds nothing.
         """
-        events = [_checked_event(line, number, known_items, source)
-                  for number, line in enumerate(lines, 1) if line.strip()]
+        events = []
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            event, problem = parse_event(line)
+            if not problem and event["item"] not in known_items:
+                problem = f"item {event['item']!r} is not in this run"
+            if problem:
+                raise InputError(f"{source} line {number}: {problem}; nothing was imported")
+            events.append(event)
         return self.append(events)
 
     def effective(self) -> dict[str, dict[str, Any]]:
@@ -274,16 +306,37 @@ def _legacy_events(path: Path) -> list[dict[str, Any]]:
             for doc_id, event in sorted(table.items(), key=lambda pair: int(pair[0]))]
 
 
-def _checked_event(line: str, number: int, known_items: set[str], source: str) -> dict[str, Any]:
-    """One imported line as an event, or an InputError naming the line."""
+class DamagedLog(UserWarning):
+    """A line of an annotation log that is not an event: skipped, named once, the rest read."""
+
+
+def parse_event(line: str | bytes) -> tuple[dict[str, Any], str]:
+    """One log line as an event and ``""``, or ``{}`` and what is wrong with it."""
     try:
         event = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{source} line {number} is not JSON ({exc.msg})") from None
-    if not isinstance(event, dict) or not all(isinstance(event.get(k), str) and event.get(k) for k in ("id", "item", "kind")):
-        raise InputError(f"{source} line {number} is not an annotation event (needs id, item and kind)")
+    except ValueError as exc:  # not JSON, or not UTF-8
+        return {}, f"not JSON ({getattr(exc, 'msg', exc)})"
+    problem = event_problem(event)
+    return (event, "") if not problem else ({}, problem)
+
+
+def event_problem(event: Any) -> str:
+    """What makes ``event`` not an annotation event every reader can use, or ``""``.
+
+    The one check of an event's fields, for the lines read and the lines imported alike."""
+    if not isinstance(event, dict):
+        return f"not an annotation event (a JSON {type(event).__name__}, not an object)"
+    missing = [k for k in REQUIRED if not isinstance(event.get(k), str) or not event.get(k)]
+    if missing:
+        return f"not an annotation event (needs {', '.join(REQUIRED)}; missing or empty: {', '.join(missing)})"
     if event["kind"] not in KINDS:
-        raise InputError(f"{source} line {number}: unknown kind {event['kind']!r} (known: {', '.join(KINDS)})")
-    if event["item"] not in known_items:
-        raise InputError(f"{source} line {number}: item {event['item']!r} is not in this run")
-    return event
+        return f"unknown kind {event['kind']!r} (known: {', '.join(KINDS)})"
+    if not isinstance(event.get("code", ""), str) or event["kind"] in ("tag_add", "tag_remove") and not event.get("code"):
+        return f"a {event['kind']} event needs a tag code"
+    for key in ("label", "text", "source"):
+        if not isinstance(event.get(key, ""), str):
+            return f"{key} must be text"
+    codes = event.get("codes", {})
+    if not isinstance(codes, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in codes.items()):
+        return "codes must map tag codes to labels"
+    return ""

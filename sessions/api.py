@@ -72,7 +72,7 @@ async def run_tool_steps(engine: Engine, item: Item, settings: Any, outputs: Seq
 
     done = list(outputs)
     await preflight_tools(engine.tools, settings)
-    while (step := engine.next_step(item, settings, done)) is not None and step.kind == "tool":
+    while (step := engine.next_call(item, settings, done)[0]) is not None and step.kind == "tool":
         try:
             done.append(await run_tool(step.tool, step.payload))
         except BackendError as exc:
@@ -345,8 +345,8 @@ def item_steps(store: RunStore, item: Item, outputs: Sequence[str]) -> list[dict
     templates = store.meta.get("templates")
     steps = []
     for step_index in range(max(1, len(outputs))):
-        step = engine.next_step(item, settings, outputs[:step_index], templates)
-        if step is None:
+        step, _ = engine.next_call(item, settings, outputs[:step_index], templates)
+        if step is None:  # done, or the engine cannot read the outputs: the verdict says why
             break
         steps.append({"step": step.name, "kind": step.kind, "tool": step.tool,
                       "messages": [m.to_json() for m in step.messages]})

@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from engines import get_engine
+from engines.core import UNJUDGED as CORE_UNJUDGED
 from sessions.errors import InputError
 from sessions.labels import RunLabels, store_labels
 from sessions.store import RunStore
 
-UNJUDGED = ("pending", "error")
+UNJUDGED = ("pending", *CORE_UNJUDGED)
 
 
 @dataclass

@@ -26,6 +26,7 @@ output = 0.60
 
 from __future__ import annotations
 
+import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -108,6 +109,8 @@ def _value(path: Path, name: str, kind: type, raw: Any) -> Any:
         return raw
     if isinstance(raw, bool) or not isinstance(raw, (int, float)) or (kind is int and not isinstance(raw, int)):
         raise InputError(f"config file {path}: {name} must be {'an integer' if kind is int else 'a number'}")
+    if not math.isfinite(raw):
+        raise InputError(f"config file {path}: {name} must be a finite number, not {raw}")
     return kind(raw)
 
 
@@ -135,9 +138,13 @@ def parse_config(data: Mapping[str, Any], path: Path) -> Config:
             if key not in PRICE_KEYS:
                 raise _unknown(path, f"prices.{model}", key, PRICE_KEYS)
         prices[model] = Price(**{k: _value(path, f"prices.{model}.{k}", float, v) for k, v in table.items()})
+        if any(getattr(prices[model], k) < 0 for k in table):
+            raise InputError(f'config file {path}: prices."{model}": a price cannot be negative')
     config = Config(**values, prices=prices)
     if config.openai_transport not in TRANSPORTS:
         raise InputError(f"config file {path}: openai.transport must be one of {', '.join(TRANSPORTS)}")
+    if config.concurrency < 1:
+        raise InputError(f"config file {path}: concurrency must be at least 1")
     if config.openai_deadline <= 0 or config.openai_attempt_timeout <= 0 or config.openai_max_retries < 0:
         raise InputError(f"config file {path}: deadline and attempt_timeout must be positive, max_retries at least 0")
     return config
@@ -149,6 +156,6 @@ def load_config(path: Path | None = None) -> Config:
         return Config()
     try:
         data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise InputError(f"config file {path} is not valid TOML: {exc}") from None
     return parse_config(data, path)

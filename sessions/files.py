@@ -4,8 +4,10 @@ Two ways of writing keep a file whole across a crash or ``kill -9``:
   - replace: write a temp file in the same folder, fsync it, ``os.replace`` it over the
     target and fsync the folder (meta.json, items.jsonl);
   - append: one ``write`` of whole lines at the end of the file, then fsync (result logs,
-    annotation logs). A crash can leave a partial last line, which every reader ignores
-    (a line counts once it ends in a newline) and only the file's owner cuts off.
+    annotation logs). A crash or a full disk can leave a partial last line, which every
+    reader ignores (a line counts once it ends in a newline) and only the file's writer
+    cuts off before it appends (``cut_after``), keeping the cut bytes in ``<name>.torn``:
+    the next line then starts on a line boundary and nothing written is thrown away.
 
 Temp files carry the writing process's pid, so the owner of a folder can tell the
 leftovers of a dead process from a live writer's file and removes only the former.
@@ -93,6 +95,50 @@ def complete_lines(data: bytes) -> tuple[list[bytes], int]:
     if end == 0:
         return [], 0
     return data[: end - 1].split(b"\n"), end
+
+
+def whole_lines_end(path: Path, block: int = 65_536) -> int:
+    """The offset just past the last newline of ``path`` (0 if it has none or does not exist),
+    found reading backwards from the end: a torn tail is measured without reading the file."""
+    try:
+        with open(path, "rb") as handle:
+            end = handle.seek(0, os.SEEK_END)
+            while end > 0:
+                start = max(0, end - block)
+                handle.seek(start)
+                at = handle.read(end - start).rfind(b"\n")
+                if at >= 0:
+                    return start + at + 1
+                end = start
+    except FileNotFoundError:
+        pass
+    return 0
+
+
+TORN = ".torn"
+
+
+def cut_after(path: Path, end: int) -> int:
+    """Cut ``path`` back to ``end`` bytes, appending what is cut to ``<name>.torn`` first; the writer only.
+
+    Returns how many bytes were cut. What a crash or a full disk left half written is
+    kept aside, never deleted, and the next append starts on a line boundary.
+    """
+    tail = read_from(path, end)
+    if not tail:
+        return 0
+    fd = os.open(path.with_name(path.name + TORN), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        append_durably(fd, tail if tail.endswith(b"\n") else tail + b"\n")
+    finally:
+        os.close(fd)
+    os.truncate(path, end)
+    return len(tail)
+
+
+def cut_torn_tail(path: Path) -> int:
+    """Cut a last line without its newline off ``path`` (kept in ``<name>.torn``); the writer only."""
+    return cut_after(path, whole_lines_end(path))
 
 
 def read_from(path: Path, offset: int) -> bytes:

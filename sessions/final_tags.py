@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Iterable, Mapping, Sequence
 
-from engines.core import ItemResult, Report, RunResults, Table, Tag
+from engines.core import UNJUDGED, ItemResult, Report, RunResults, Table, Tag
 from sessions.annotations import AnnotationLog
 from sessions.api import load_results, run_settings
 from sessions.labels import RunLabels, run_labels
@@ -64,7 +64,7 @@ def review_summary(report: Report, results: Sequence[ItemResult], labels: RunLab
     The counts are of items that are not correct (and not infrastructure errors); a tag on
     a correct item goes to ``tags_on_correct``.
     """
-    judged = [r for r in results if r.status not in ("correct", "error")]
+    judged = [r for r in results if r.status != "correct" and r.status not in UNJUDGED]
     correct = [r for r in results if r.status == "correct"]
     auto_of = {item_id: item.auto for item_id, item in labels.items.items()}
     final = _counts([t.code for t in r.tags] for r in judged)

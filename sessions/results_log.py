@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
 from sessions.errors import InputError
-from sessions.files import append_durably, atomic_write_bytes, complete_lines, fsync_folder, read_from
+from sessions.files import append_durably, atomic_write_bytes, complete_lines, cut_after, cut_torn_tail, fsync_folder, read_from
 
 RECORDS = "results.jsonl"
 INDEX = "results.index.jsonl"
@@ -64,6 +64,15 @@ def finish_reasons(steps: Sequence[Mapping[str, Any]]) -> list[str]:
     return [str(step.get("finish_reason", "")) for step in steps]
 
 
+def _inside(line: bytes, size: int) -> bool:
+    """Whether an index line is whole and points inside the first ``size`` bytes of the records."""
+    try:
+        summary = json.loads(line)
+        return summary["at"] + summary["len"] + 1 <= size
+    except (ValueError, KeyError, TypeError):
+        return False
+
+
 def _dumps(value: Any) -> bytes:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
@@ -83,6 +92,8 @@ class ResultsLog:
         self._fd_index: int | None = None
         self._end = 0  # size of results.jsonl as the owner wrote it
         self._broken = ""
+        self._short: set[int] = set()  # items whose latest index line points past the records' end
+        self.damage = ""  # what a reader found wrong with the files (shown by ``n2f runs``)
 
     # ------------------------------------------------------------------ reading
 
@@ -95,10 +106,14 @@ class ResultsLog:
         if lines:
             try:  # one parse of the whole batch: a 100,000-line index in a fifth of the time of line by line
                 parsed = json.loads(b"[" + b",".join(lines) + b"]")
-            except json.JSONDecodeError as exc:
+            except ValueError as exc:
                 raise InputError(f"{self.index_path} has a damaged line ({exc}); the run cannot be read") from None
             shared, target = self._shared_scores, self._summaries
+            size = self._records_size()
             for summary in parsed:  # equal small score tables and statuses shared (read-only by contract)
+                if summary["at"] + summary["len"] + 1 > size:
+                    self._note_short(summary.pop("i"))
+                    continue
                 scores = summary.get("scores")
                 if scores is not None and len(scores) <= SHARED_SCORES:
                     summary["scores"] = shared.setdefault(tuple(scores.items()), scores)
@@ -126,21 +141,32 @@ class ResultsLog:
             return self._read_one(handle, summary)
 
     def _find_summary(self, index: int) -> dict[str, Any] | None:
-        """The item's latest summary: the last whole index line that starts with its number."""
+        """The item's latest readable summary: the last whole index line that starts with its number
+        and points inside results.jsonl."""
         data = read_from(self.index_path, 0)
         data = data[: data.rfind(b"\n") + 1]  # whole lines only
         needle = b'{"i":%d,' % index  # _dumps writes "i" first, without spaces
-        at = data.rfind(needle)
-        while at > 0 and data[at - 1] != 0x0A:
-            at = data.rfind(needle, 0, at)
-        if at < 0:
-            return None
-        try:
-            summary = json.loads(data[at: data.index(b"\n", at)])
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{self.index_path} has a damaged line ({exc}); the run cannot be read") from None
-        summary.pop("i")
-        return summary
+        size = self._records_size()
+        at = len(data)
+        while (at := data.rfind(needle, 0, at)) >= 0:
+            if at > 0 and data[at - 1] != 0x0A:
+                continue
+            try:
+                summary = json.loads(data[at: data.index(b"\n", at)])
+            except ValueError as exc:
+                raise InputError(f"{self.index_path} has a damaged line ({exc}); the run cannot be read") from None
+            if summary["at"] + summary["len"] + 1 <= size:
+                summary.pop("i")
+                return summary
+            self._note_short(index)
+        return None
+
+    def _note_short(self, index: int) -> None:
+        """An index line past the end of results.jsonl (shortened or deleted): not read; the item's
+        earlier result, if any, is its latest, as it will be once the owner cuts the index back."""
+        self._short.add(index)
+        self.damage = (f"{self.records_path.name} is shorter than its index: {len(self._short):,} result(s) unreadable; "
+                       "`n2f resume` re-runs them")
 
     def iter_records(self, summaries: Mapping[int, Mapping[str, Any]] | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
         """The latest full record of every item (or of those ``summaries`` name), read in file order."""
@@ -159,7 +185,7 @@ class ResultsLog:
         data = handle.read(summary["len"])
         try:
             return json.loads(data)
-        except json.JSONDecodeError as exc:
+        except ValueError as exc:
             raise InputError(f"{self.records_path} is damaged at byte {summary['at']} ({exc})") from None
 
     def _read_legacy(self) -> bool:
@@ -183,15 +209,36 @@ class ResultsLog:
         """Make the logs whole again after a crash, or convert an earlier version's file; owner only."""
         if not self.index_path.exists() and self._read_legacy():
             self._convert_legacy()
-        data = read_from(self.index_path, 0)
-        _, used = complete_lines(data)
-        if used != len(data):
-            os.truncate(self.index_path, used)
-        self._summaries, self._read_to = {}, 0
+        cut_torn_tail(self.index_path)
+        cut_after(self.index_path, self._index_end_within(self._records_size()))
+        self._summaries, self._read_to, self.damage = {}, 0, ""
         summaries = self.summaries()
         self._end = max((s["at"] + s["len"] + 1 for s in summaries.values()), default=0)
-        if self.records_path.exists() and self.records_path.stat().st_size > self._end:
-            os.truncate(self.records_path, self._end)
+        if self._records_size() > self._end:
+            cut_after(self.records_path, self._end)
+
+    def _records_size(self) -> int:
+        try:
+            return self.records_path.stat().st_size
+        except FileNotFoundError:
+            return 0
+
+    def _index_end_within(self, size: int) -> int:
+        """The length of the index's lines that point inside the first ``size`` bytes of the records.
+
+        Offsets grow line by line (every batch is appended at the end), so the lines past a
+        shortened (or deleted) results.jsonl are the last ones: they are cut, and their
+        items are pending again."""
+        data = read_from(self.index_path, 0)
+        lines, used = complete_lines(data)
+        if not lines or _inside(lines[-1], size):
+            return used
+        offset = 0
+        for line in lines:
+            if not _inside(line, size):
+                return offset
+            offset += len(line) + 1
+        return used
 
     def _convert_legacy(self) -> None:
         """Write the new logs from ``results.json``: records first, the index (the switch readers look for) last."""

@@ -19,19 +19,40 @@ def validate_name(name: str) -> None:
 
 
 def list_run_meta() -> list[dict[str, Any]]:
-    """Metadata of every run in the store, oldest first; unreadable folders are skipped."""
+    """Metadata of every run in the store, oldest first; runs whose metadata cannot be read are
+    ``damaged_runs``."""
+    metas = [meta for meta, _ in _scan() if meta is not None]
+    return sorted(metas, key=lambda m: (m.get("created", ""), m.get("id", "")))
+
+
+def damaged_runs() -> list[dict[str, Any]]:
+    """The run folders whose meta.json cannot be read: ``{"id": folder name, "damage": why, "_folder"}``."""
+    return [{"id": Path(problem[0]).name, "damage": problem[1], "_folder": problem[0]}
+            for meta, problem in _scan() if meta is None]
+
+
+def _scan() -> list[tuple[dict[str, Any] | None, tuple[str, str]]]:
+    """(meta with ``_folder``, ("", "")) for each readable run folder, (None, (folder, why)) for the others."""
     base = runs_dir()
     if not base.is_dir():
         return []
-    metas = []
+    found: list[tuple[dict[str, Any] | None, tuple[str, str]]] = []
     for folder in base.iterdir():
+        if not folder.is_dir():
+            continue
         try:
             meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
+            if not isinstance(meta, dict) or not isinstance(meta.get("id"), str) or "engine" not in meta:
+                raise ValueError("not a run's metadata (needs id and engine)")
+        except FileNotFoundError:
+            found.append((None, (str(folder), "meta.json is missing")))
+            continue
+        except (OSError, ValueError) as exc:
+            found.append((None, (str(folder), f"meta.json cannot be read: {getattr(exc, 'strerror', None) or exc}")))
             continue
         meta["_folder"] = str(folder)
-        metas.append(meta)
-    return sorted(metas, key=lambda m: (m.get("created", ""), m.get("id", "")))
+        found.append((meta, ("", "")))
+    return found
 
 
 def resolve_run(ref: str) -> Path:

@@ -88,8 +88,17 @@ class RunItems:
     def items(self) -> list[Item]:
         """Every item of the run (parsed once and kept)."""
         if self._items is None:
-            self._items = [Item.from_json(json.loads(line)) for line in self._items_bytes().splitlines() if line.strip()]
+            lines = [line for line in self._items_bytes().splitlines() if line.strip()]
+            self._items = [self._parse(line, number) for number, line in enumerate(lines)]
         return self._items
+
+    def _parse(self, line: bytes, index: int) -> Item:
+        """One line of items.jsonl as an item, or one InputError naming the damage (a truncated file)."""
+        try:
+            return Item.from_json(json.loads(line))
+        except ValueError as exc:
+            raise InputError(f"run {self.label}: {ITEMS} is damaged at item {index + 1} ({exc}); "
+                             "the run cannot be read") from None
 
     def item(self, index: int) -> Item:
         """One item, reading only its line."""
@@ -100,7 +109,7 @@ class RunItems:
             raise IndexError(index)
         with open(self.folder / ITEMS, "rb") as handle:
             handle.seek(offsets[index])
-            return Item.from_json(json.loads(handle.read(offsets[index + 1] - offsets[index])))
+            return self._parse(handle.read(offsets[index + 1] - offsets[index]), index)
 
     def briefs(self) -> list[dict[str, Any]]:
         """Every item's ``{"id", "meta"}`` in run order, without parsing the items' inputs and gold.

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from engines.core import SCORER_ERROR
 from sessions.usage import Usage, run_usage
 
 
@@ -27,5 +28,6 @@ def summarize(summaries: Mapping[int, Mapping[str, Any]]) -> RunSummary:
     """The figures of a run from its result summaries (item index -> summary)."""
     judged = [s for s in summaries.values() if s.get("status") != "error"]
     correct = sum(s.get("status") == "correct" for s in judged)
+    scored = len(judged) - sum(s.get("status") == SCORER_ERROR for s in judged)  # a scorer failure is not a mistake
     return RunSummary(done=len(judged), errors=len(summaries) - len(judged),
-                      accuracy=correct / len(judged) if judged else None, usage=run_usage(summaries.values()))
+                      accuracy=correct / scored if scored else None, usage=run_usage(summaries.values()))

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from engines.contract import Engine
-from engines.core import Item
+from engines.core import SCORER_ERROR, UNJUDGED, Item
 from sessions.backends.base import Backend
 from sessions.collector import run_heap
 from sessions.results_log import finish_reasons
@@ -27,6 +27,7 @@ from sessions.streaming import LiveReply
 from sessions.usage import Budget, Usage, run_usage
 
 BUDGET_STATUS = "stopped (budget)"
+WRITE_FAILED = "stopped (write failed)"  # results could not be stored: what was stored is kept, resume finishes
 
 
 @dataclass
@@ -71,7 +72,7 @@ class Progress:
 
     @property
     def accuracy(self) -> float:
-        judged = self.done - self.errors
+        judged = self.done - sum(self.counts.get(s, 0) for s in UNJUDGED)
         return self.counts.get("correct", 0) / judged if judged else 0.0
 
 
@@ -215,7 +216,7 @@ class Runner:
         """Store what is buffered, check every item run has a stored result, and record the run's status.
 
         Returns the failure that ends the run, if any: a write that failed now or earlier.
-        Every item this run recorded must be on disk, or the run has ``failed``; it is
+        Every item this run recorded must be on disk, or the run is ``WRITE_FAILED``; it is
         ``finished`` only when every item of the run has a stored result. One cut short
         (cancelled, stopped at its budget, or ``crashed`` by an error raised elsewhere) is
         left for resume.
@@ -227,7 +228,7 @@ class Runner:
                 failure = exc
         if failure is not None:
             self.store.discard_buffer()  # not stored: those items stay pending for resume
-            status = "failed"
+            status = WRITE_FAILED
         elif self._cancelled:
             status = "cancelled"
         elif crashed:
@@ -238,7 +239,7 @@ class Runner:
             if missing:
                 failure = PersistError(f"run {self.store.label}: {len(missing)} item(s) have no stored result; "
                                        f"`n2f resume {self.store.label}` runs them")
-                status = "failed"
+                status = WRITE_FAILED
             else:
                 done = all(i in stored and stored[i].get("status") != "error" for i in range(self.store.total))
                 status = "finished" if done else BUDGET_STATUS if self.progress.budget_reached else "incomplete"
@@ -314,6 +315,9 @@ class Runner:
         item, trace = entry.item, entry.trace
         if trace.error:
             return error_record(item, entry.index, trace.error, trace.outputs, trace.steps, entry.attempt)
+        if trace.scorer_error:
+            return error_record(item, entry.index, trace.scorer_error, trace.outputs, trace.steps, entry.attempt,
+                                SCORER_ERROR)
         verdict = self.engine.score(item, trace.outputs, self.settings, with_views=False,
                                     finish_reasons=finish_reasons(trace.steps), templates=self.templates)
         return record_for(item, entry.index, verdict, trace.outputs, trace.steps, entry.attempt)

@@ -15,11 +15,13 @@ from engines.contract import Engine
 from engines.core import Item, Verdict
 from sessions.backends.base import Backend, BackendError, CallRequest, Completion
 from sessions.files import now_iso
+from sessions.redact import redact
 from sessions.streaming import LiveReply
 from sessions.tools import run_tool
 
 
 def record_for(item: Item, index: int, verdict: Verdict, outputs: Sequence[str], steps: list[dict], attempt: int) -> dict:
+    """The stored result; a ``scorer_error`` verdict keeps the exception as ``error``."""
     return {
         "id": item.id,
         "index": index,
@@ -28,21 +30,25 @@ def record_for(item: Item, index: int, verdict: Verdict, outputs: Sequence[str],
         "tags": [t.to_json() for t in verdict.tags],
         "outputs": list(outputs),
         "steps": steps,
+        **({"error": redact(verdict.error)} if verdict.error else {}),
         "attempt": attempt,
         "time": now_iso(),
     }
 
 
-def error_record(item: Item, index: int, message: str, outputs: Sequence[str], steps: list[dict], attempt: int) -> dict:
+def error_record(item: Item, index: int, message: str, outputs: Sequence[str], steps: list[dict], attempt: int,
+                 status: str = "error") -> dict:
+    """The stored result of an item that was not judged: an infrastructure ``error`` (resume runs it again)
+    or a ``scorer_error`` of the engine choosing its next step. The message is stored redacted."""
     return {
         "id": item.id,
         "index": index,
-        "status": "error",
+        "status": status,
         "scores": {},
         "tags": [],
         "outputs": list(outputs),
         "steps": steps,
-        "error": message,
+        "error": redact(message),
         "attempt": attempt,
         "time": now_iso(),
     }
@@ -56,6 +62,7 @@ class StepTrace:
     steps: list[dict] = field(default_factory=list)  # per step: name, template, usage, latency, cached[, finish_reason]
     prompts: list[dict] = field(default_factory=list)  # per step: {"step", "messages"}
     error: str = ""  # an infrastructure failure (BackendError) that stopped the item
+    scorer_error: str = ""  # the engine failed naming the next step (the item is its own scorer_error)
 
 
 async def run_steps(
@@ -68,7 +75,7 @@ async def run_steps(
     With ``live``, model steps stream: every text delta goes to it as it arrives."""
     trace = StepTrace()
     try:
-        while (step := engine.next_step(item, settings, trace.outputs, templates)) is not None:
+        while (step := _next(engine, item, settings, trace, templates)) is not None:
             trace.prompts.append({"step": step.name, "messages": [m.to_json() for m in step.messages]})
             if step.kind == "tool":
                 started = time.monotonic()
@@ -94,3 +101,9 @@ async def run_steps(
         trace.error = str(exc)
     return trace
 
+
+
+def _next(engine: Engine, item: Item, settings: Any, trace: StepTrace, templates: Mapping[str, str] | None) -> Any:
+    """The engine's next step; if the engine fails choosing it, None with the failure in ``trace.scorer_error``."""
+    step, trace.scorer_error = engine.next_call(item, settings, trace.outputs, templates)
+    return step

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import os
 import secrets
 import threading
 import time
@@ -39,6 +40,7 @@ from sessions.run_index import list_run_meta, resolve_run, validate_name
 from sessions.run_items import RunItems, write_items
 from sessions.run_summary import RunSummary, summarize
 
+META_SLACK = 256  # spaces after meta.json's JSON: room for a last status when the disk is full
 FLUSH_SECONDS = 1.0
 FLUSH_ITEMS = 2000
 
@@ -133,15 +135,20 @@ class RunStore:
             return json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise InputError(f"{self.folder.name}: not a run (meta.json missing)") from None
-        except json.JSONDecodeError as exc:
+        except ValueError as exc:
             raise InputError(f"{path} is not valid JSON ({exc})") from None
 
     def update_meta(self, **values: Any) -> None:
+        """Save the metadata atomically. On a full disk (no room for the temp file) a status still
+        reaches the disk: the file is rewritten in place, into the slack of spaces every save leaves
+        at its end (JSON ignores them), so a stopped run is never left saying ``running``."""
         self.meta.update(values, updated=now_iso())
+        text = json.dumps(self.meta, indent=2, ensure_ascii=False) + "\n"
         try:
-            atomic_write_text(self.folder / "meta.json", json.dumps(self.meta, indent=2, ensure_ascii=False))
+            atomic_write_text(self.folder / "meta.json", text + " " * META_SLACK)
         except OSError as exc:
-            raise PersistError(f"run {self.label}: could not save its metadata ({exc.strerror or exc})") from None
+            if not _overwrite_in_place(self.folder / "meta.json", text.encode("utf-8")):
+                raise PersistError(f"run {self.label}: could not save its metadata ({exc.strerror or exc})") from None
 
     # ------------------------------------------------------------------ items
     # read by ``item_files`` (sessions.run_items), written once by ``create``
@@ -252,6 +259,11 @@ class RunStore:
         done = self.summaries()
         return [i for i in range(self.total) if i not in done or done[i].get("status") == "error"]
 
+    @property
+    def damage(self) -> str:
+        """What reading the results found damaged (a results.jsonl shorter than its index), or ``""``."""
+        return self._log.damage
+
     def summary(self) -> RunSummary:
         """Done count, errors, accuracy and token usage, from the summaries alone (home screen, ``n2f runs``)."""
         return summarize(self.summaries())
@@ -299,6 +311,24 @@ class RunStore:
 
     def annotations(self, annotator: str = "") -> AnnotationLog:
         return AnnotationLog(self.folder, annotator)
+
+
+def _overwrite_in_place(path: Path, data: bytes) -> bool:
+    """Write ``data`` over ``path`` padded with spaces to its present size (no new disk block needed);
+    False when it does not fit or the write fails too."""
+    try:
+        size = path.stat().st_size
+        if len(data) > size:
+            return False
+        fd = os.open(path, os.O_WRONLY)
+        try:
+            os.pwrite(fd, data + b" " * (size - len(data)), 0)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError:
+        return False
+    return True
 
 
 # ------------------------------------------------------------------ finding runs

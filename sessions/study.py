@@ -21,6 +21,7 @@ import random
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from engines.core import UNJUDGED
 from sessions.errors import InputError
 from sessions.files import atomic_write_bytes, now_iso
 from sessions.labels import RunLabels
@@ -78,7 +79,7 @@ def draw(store: RunStore, size: int, seed: int, stratify: str = "", only: str = 
     summaries = store.summaries()
     ids = store.item_ids()
     items = store.brief_items() if stratify not in ("", "tag", "status") else None
-    candidates = [i for i in sorted(summaries) if summaries[i].get("status") != "error"
+    candidates = [i for i in sorted(summaries) if summaries[i].get("status") not in UNJUDGED
                   and (only == "all" or summaries[i].get("status") != "correct")]
     if not candidates:
         raise InputError(f"run {store.label} has no {'wrong ' if only == 'wrong' else ''}scored item to sample")

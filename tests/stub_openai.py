@@ -20,6 +20,8 @@ Behaviours (strings, ``NAME`` or ``NAME:ARG``):
 ``null_content``  200 with ``choices[0].message.content = null``
 ``empty``         200 with an empty-string answer
 ``close``         close the connection without answering
+``echo_key``      401 whose message echoes the key of the request's ``Authorization`` header, as
+                  some gateways do (``Incorrect API key provided: <key>``)
 (over capacity)   with ``stub.capacity = N``, a request arriving while N are in flight gets
                   429 with ``Retry-After: stub.capacity_retry_after`` (recorded with the
                   behaviour ``over capacity``; the queue is not consumed)
@@ -344,6 +346,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
         elif name == "close":
             self.close_connection = True
+        elif name == "echo_key":
+            key = self.headers.get("Authorization", "").removeprefix("Bearer ").strip()
+            self._error(401, f"Incorrect API key provided: {key}. Check the key {key} (Authorization: Bearer {key})")
         elif name.isdigit() and len(name) == 3:
             status = int(name)
             headers = {"Retry-After": arg or "0"} if status == 429 else None

@@ -211,7 +211,7 @@ async def test_a_run_whose_results_did_not_reach_the_disk_is_not_called_finished
         await Runner(store, engine, settings, FlakyBackend(), concurrency=2).run()
     store.close()
     reopened = RunStore.open(store.id)
-    assert reopened.meta["status"] == "failed"
+    assert reopened.meta["status"] == "stopped (write failed)"
     assert reopened.pending_indices() == [5]
 
 

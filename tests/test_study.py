@@ -141,8 +141,9 @@ def test_study_and_import_refuse_bad_input(tmp_path, monkeypatch, capsys):
     code, _, err = in_home(monkeypatch, home, ["study", "create", "shared", "--size", "5", "--stratify", "colour"], capsys)
     assert code == 2 and "cannot stratify by 'colour'" in err
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"id": "x1", "item": "dedc-000", "kind": "note", "text": "ok"}\n{"id": "x2", "item": "nope", '
-                   '"kind": "note"}\n')
+    who = '"annotator": "bo", "time": "2026-12-01T10:00:00.000+00:00"'
+    bad.write_text('{"id": "x1", "item": "dedc-000", "kind": "note", "text": "ok", %s}\n{"id": "x2", "item": "nope", '
+                   '"kind": "note", %s}\n' % (who, who))
     code, _, err = in_home(monkeypatch, home, ["annotations", "import", "shared", str(bad)], capsys)
     assert code == 2 and "line 2: item 'nope' is not in this run" in err
     assert RunStore.open("shared").annotations().events() == []  # nothing of a bad file is written

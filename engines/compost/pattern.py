@@ -226,15 +226,20 @@ class _Reader:
         out.append((subject, "path(" + " ".join(_text(node)) + ")", obj))
 
     def triples_block(self, block: Tree, out: list[Triple]) -> None:
-        for part in block.children:
-            if isinstance(part, Tree) and part.data == "triples_same_subject_path":
-                first, plist = part.children
-                subject = self.term(first, out)
-                if plist.children:
-                    target = plist if plist.data == "property_list_path_not_empty" else plist.children[0]
-                    self.properties(subject, target, out)
-            elif isinstance(part, Tree) and part.data == "triples_block":
-                self.triples_block(part, out)
+        """The triples of a block; the grammar nests each next triple a level deeper, so this walks them
+        in a loop (a 20,000-triple block is 20,000 levels)."""
+        blocks: Tree | None = block
+        while blocks is not None:
+            parts, blocks = blocks.children, None
+            for part in parts:
+                if isinstance(part, Tree) and part.data == "triples_same_subject_path":
+                    first, plist = part.children
+                    subject = self.term(first, out)
+                    if plist.children:
+                        target = plist if plist.data == "property_list_path_not_empty" else plist.children[0]
+                        self.properties(subject, target, out)
+                elif isinstance(part, Tree) and part.data == "triples_block":
+                    blocks = part
 
     def group(self, ggp: Tree, out: list[Triple]) -> None:
         """The basic graph pattern of a group: its triples blocks and operator-free nested groups."""

@@ -10,16 +10,16 @@ from engines.compost.compare import align
 from engines.compost.parse import Parsed
 from engines.compost.patterns import sub_patterns
 from engines.compost.tags import short, show
-from engines.core import Item, View
+from engines.core import Item, View, tree_data
 
 MAX_ROWS = 200
 
 
 def tree_view(node: Tree | Token) -> dict[str, Any]:
-    """The grammar's parse tree as the inspector's tree data: rules as labels, tokens as leaves."""
-    if isinstance(node, Token):
-        return {"label": f"{node.type} {node}", "children": []}
-    return {"label": str(node.data), "children": [tree_view(c) for c in node.children]}
+    """The grammar's parse tree as the inspector's tree data: rules as labels, tokens as leaves (bounded:
+    a long triples block is a deep right-recursive tree)."""
+    return tree_data(node, lambda n: f"{n.type} {n}" if isinstance(n, Token) else str(n.data),
+                     lambda n: [] if isinstance(n, Token) else n.children)
 
 
 def alignment_rows(parsed: Parsed, gold: list) -> list[list[str]]:

@@ -20,7 +20,9 @@ from sessions import api
 from sessions.errors import InputError
 from sessions.export import export_records, to_csv, to_jsonl
 from sessions.papers import papers_listing
+from sessions.run_index import damaged_runs
 from sessions.store import RunStore, list_run_meta
+from sessions.usage import Usage
 
 
 def add_parsers(sub: Any) -> None:
@@ -79,8 +81,11 @@ def cmd_runs(args: argparse.Namespace) -> int:
             "done": summary.finished,
             "total": meta.get("total", 0), "accuracy": summary.accuracy, "status": meta.get("status", ""),
             "created": meta.get("created", ""), "group": meta.get("group", ""),
-            "usage": summary.usage.to_json(api.price_of(store, config)),
+            "usage": summary.usage.to_json(api.price_of(store, config)), "damage": store.damage,
         })
+    rows += [{"id": d["id"], "name": "", "engine": "?", "model": "", "settings": {}, "changes": "", "done": 0, "total": 0,
+              "accuracy": None, "status": "damaged", "created": "", "group": "", "usage": Usage().to_json(None),
+              "damage": d["damage"]} for d in damaged_runs()]
     if args.json:
         print(json.dumps(rows, ensure_ascii=False))
         return 0
@@ -95,8 +100,9 @@ def cmd_runs(args: argparse.Namespace) -> int:
         usage = r["usage"]
         tokens = f"{usage['total_tokens']:,}" if usage["total_tokens"] else "-"
         cost = "-" if usage["cost"] is None else f"${usage['cost']:.4f}"
+        status = f"{r['status']}: {r['damage']}" if r["damage"] else r["status"]
         table.add_row(*(safe_text(v) for v in (r["id"], r["name"], r["engine"], r["model"], r["changes"],
-                                               f"{r['done']}/{r['total']}", acc, tokens, cost, r["status"], r["created"])))
+                                               f"{r['done']}/{r['total']}", acc, tokens, cost, status, r["created"])))
     print_table(out, table)
     return 0
 

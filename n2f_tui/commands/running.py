@@ -168,8 +168,8 @@ def cmd_items(args: argparse.Namespace) -> int:
 def _read(path: str, what: str) -> str:
     try:
         return Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"{what} file {path}: {exc.strerror or exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{what} file {path}: {getattr(exc, 'strerror', None) or exc}") from None
 
 
 def cmd_score(args: argparse.Namespace) -> int:

@@ -8,6 +8,8 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
+from engines.core import STATUSES
+
 from n2f_tui.figures import headline_line
 from n2f_tui.render import safe_text
 from n2f_tui.widgets.style import LIVE, STATUS_STYLE, Formats, pct, usage_line
@@ -45,7 +47,7 @@ def progress_text(meta: dict[str, Any], counts: dict[str, int], total: int, stat
     if live is not None:
         text.append(f"  {formats.rate(live.rate)}  ETA {formats.duration(live.eta)}  "
                     f"elapsed {formats.duration(live.elapsed)}")
-    for key in ("correct", "wrong", "unparseable", "error"):
+    for key in STATUSES:
         if counts.get(key):
             text.append(f"  {key} {counts[key]}", style=STATUS_STYLE[key])
     if usage is not None and usage.total_tokens:

@@ -17,10 +17,9 @@ from typing import Any, Iterable
 from rich.text import Text
 
 from engines.core import Tag
-from n2f_tui.render import safe_text
+from n2f_tui.render import STATUS_STYLE, safe_text
 
-GLYPH = {"correct": "✓", "wrong": "✗", "unparseable": "?", "error": "!", "pending": "·"}
-STATUS_STYLE = {"correct": "green", "wrong": "red", "unparseable": "magenta", "error": "yellow", "pending": "dim"}
+GLYPH = {"correct": "✓", "wrong": "✗", "unparseable": "?", "scorer_error": "‼", "error": "!", "pending": "·"}
 AUTO_CHIP = "black on #d7875f"
 MANUAL_CHIP = "black on #5fafd7"
 REMOVED_CHIP = "dim strike"

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from engines.core import Item, Step
+from sessions.redact import redact
 
 
 @dataclass(frozen=True)
@@ -53,11 +54,12 @@ class BackendError(Exception):
     """An infrastructure failure (network, timeout, server error, malformed reply).
 
     Such items end in status ``error``: they are retried or left for ``resume`` and
-    never counted as model mistakes.
+    never counted as model mistakes. The message is redacted (``sessions.redact``): it is
+    stored with the item and shown, and servers echo keys.
     """
 
     def __init__(self, message: str, transient: bool = True):
-        super().__init__(message)
+        super().__init__(redact(message))
         self.transient = transient
 
 

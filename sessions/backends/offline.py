@@ -107,8 +107,8 @@ def load_replay_file(path: Path) -> tuple[dict[str, list[str]], dict[str, list[s
         return load_compost_csv(path), {}
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise InputError(f"replay file {path}: {exc.strerror or exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"replay file {path}: {getattr(exc, 'strerror', None) or exc}") from None
     outputs: dict[str, list[str]] = {}
     reasons: dict[str, list[str]] = {}
     for number, line in enumerate(lines, 1):
@@ -142,7 +142,7 @@ def load_compost_csv(path: Path) -> dict[str, list[str]]:
     try:
         with path.open(encoding="utf-8", newline="") as fh:
             rows = list(csv.DictReader(fh))
-    except (OSError, csv.Error) as exc:
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise InputError(f"replay file {path}: {exc}") from None
     try:
         return {f"{level}-o{row['id']}-{row['base_depth']}x{row['base_breadth']}-g{row['subid']}": [row["generated_sparql"]]

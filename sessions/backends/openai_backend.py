@@ -62,6 +62,7 @@ from sessions.backends.openai_replies import one_line, reply_content, server_mes
 from sessions.cache import ResponseCache
 from sessions.config import TRANSPORTS
 from sessions.errors import InputError
+from sessions.redact import remember
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 LOCAL_PLACEHOLDER_KEY = "not-needed"
@@ -161,6 +162,7 @@ class OpenAIBackend(Backend):
                 raise InputError(f"no API key: set {variable} (needed for {self.base_url})")
             key = LOCAL_PLACEHOLDER_KEY
         self.__key = key  # name-mangled; handed to the client only
+        remember(key)  # and redacted from every message stored or shown
         if self.azure is not None and not self._api_version():
             raise InputError("Azure OpenAI needs an API version: api_version in the config's [openai] or OPENAI_API_VERSION")
         self.organization = organization or None
@@ -328,7 +330,8 @@ class OpenAIBackend(Backend):
     @staticmethod
     def _status_error(exc: openai.APIStatusError, attempts: int) -> BackendError:
         status = exc.status_code
-        message = f"HTTP {status}: {server_message(exc.body if exc.body is not None else exc.response.text)}"
+        body = exc.body if exc.body is not None else exc.response.text
+        message = f"HTTP {status}: {server_message(body)}"
         if status in RETRIED_STATUSES or status >= 500:
             wait = exc.response.headers.get("retry-after")
             if wait is not None:

@@ -15,15 +15,17 @@ from typing import Any, Mapping
 
 from engines.parsing import shorten
 from sessions.backends.base import BackendError
+from sessions.redact import redact
 
 
 def one_line(text: Any, limit: int = 300) -> str:
-    return shorten(str(text), limit, collapse_spaces=True)
+    """``text`` on one line, redacted (``sessions.redact``) before it is cut: a key cut in half would leak its head."""
+    return shorten(redact(str(text)), limit, collapse_spaces=True)
 
 
 def server_message(body: Any) -> str:
     """The message in a server's error body (OpenAI's ``{"error": {"message"}}``, a
-    ``detail`` or ``message`` field), else the body itself on one line."""
+    ``detail`` or ``message`` field), else the body itself on one line; redacted."""
     if isinstance(body, Mapping):
         msg = body.get("message") or body.get("detail") or body.get("error")
         if isinstance(msg, Mapping):
