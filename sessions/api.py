@@ -439,6 +439,8 @@ def _build_report(store: RunStore, against: Sequence[RunStore]) -> tuple[Any, di
     counts = status_counts(run.results)
     counts["pending"] = int(store.meta.get("total", len(run.results))) - len(run.results)
     reasons = [r for summary in summaries.values() for r in summary.get("finish_reasons", [])]
+    cache = {"replies": sum(int(s.get("replies", 0)) for s in summaries.values()),
+             "cached": sum(int(s.get("cached", 0)) for s in summaries.values())}
     summary = {
         "run": store.id,
         "name": store.meta.get("name", ""),
@@ -457,6 +459,8 @@ def _build_report(store: RunStore, against: Sequence[RunStore]) -> tuple[Any, di
         # replies whose backend reported a finish reason, and how many of them the reply cap cut
         "replies": {"reported": len(reasons), "truncated": reasons.count("length"),
                     "max_tokens": store.meta.get("params", {}).get("max_tokens")},
+        "cache": cache,  # model replies, and how many of them the response cache served (no tokens spent)
+        "served": store.meta.get("served", []),  # the model ids and fingerprints the server reported
         "against": [o.label for o in against],
         **{k: v for k, v in report.to_json().items() if k != "metrics"},
         "paper": paper_block(engine.name, run, report.metrics),
