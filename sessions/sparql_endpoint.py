@@ -89,8 +89,10 @@ async def _post_once(url: str, query: str, timeout: float) -> tuple[int, Any, fl
         return reply.status, data, retry_after(reply.headers), text[:300]
 
 
-async def post(url: str, query: str, timeout: float, retries: int = RETRIES) -> dict[str, Any]:
-    """The endpoint's SPARQL JSON answer; Refused, BackendError or asyncio.TimeoutError as the module says."""
+async def post(url: str, query: str, timeout: float, retries: int | None = None) -> dict[str, Any]:
+    """The endpoint's SPARQL JSON answer; Refused, BackendError or asyncio.TimeoutError as the module says
+    (``retries`` after the first try: ``RETRIES`` unless given)."""
+    retries = RETRIES if retries is None else retries
     attempt = -1
     while True:
         attempt += 1
