@@ -112,8 +112,17 @@ def render_report_head(summary: dict[str, Any], run: str | None = None) -> RichT
         head.add_row("review", safe_text(f"{review['reviewed']} item(s) reviewed ({people}), {review['settled']} settled, "
                                          f"{review['disputed']} disputed: tag counts are final tags"))
     usage = summary.get("usage") or {}
-    if usage.get("total_tokens"):
-        head.add_row("usage", safe_text(usage_line(usage["prompt_tokens"], usage["completion_tokens"], usage["cost"])))
+    if usage.get("total_tokens") or usage.get("cached_tokens"):
+        head.add_row("usage", safe_text(usage_line(usage["prompt_tokens"], usage["completion_tokens"], usage["cost"])
+                                        + " spent"))
+    cache = summary.get("cache") or {}
+    if cache.get("cached"):
+        head.add_row("cache", f"{cache['cached']:,} of {cache['replies']:,} replies from the cache"
+                              f" ({usage.get('cached_tokens', 0):,} tokens not spent again)")
+    served = summary.get("served") or []
+    if served:
+        head.add_row("served by", safe_text(", ".join(
+            s["model"] + (f" ({s['system_fingerprint']})" if s.get("system_fingerprint") else "") for s in served)))
     replies = summary.get("replies") or {}
     if replies.get("reported"):
         head.add_row("replies", f"{replies['truncated']} of {replies['reported']} cut by the cap "

@@ -36,6 +36,7 @@ from sessions.config import Config, load_config
 from sessions.errors import InputError, RuntimeFailure
 from sessions.models import make_backend, parse_model_spec
 from sessions.results_log import finish_reasons
+from sessions.service import ServiceOptions, response_cache
 from sessions.store import RunStore
 from sessions.usage import Budget, run_usage
 
@@ -68,15 +69,18 @@ async def run_tool_steps(engine: Engine, item: Item, settings: Any, outputs: Seq
     Stops at the first model step: its output has to be given. A tool that cannot do its work
     (unreachable endpoint, broken sandbox) is a RuntimeFailure, not a verdict on the model.
     """
-    from sessions.tools import preflight_tools, run_tool
+    from sessions.tools import close_tools, preflight_tools, run_tool
 
     done = list(outputs)
     await preflight_tools(engine.tools, settings)
-    while (step := engine.next_call(item, settings, done)[0]) is not None and step.kind == "tool":
-        try:
-            done.append(await run_tool(step.tool, step.payload))
-        except BackendError as exc:
-            raise RuntimeFailure(f"tool step {step.name} ({step.tool}) failed: {exc}") from None
+    try:
+        while (step := engine.next_call(item, settings, done)[0]) is not None and step.kind == "tool":
+            try:
+                done.append(await run_tool(step.tool, step.payload))
+            except BackendError as exc:
+                raise RuntimeFailure(f"tool step {step.name} ({step.tool}) failed: {exc}") from None
+    finally:
+        await close_tools()
     return done
 
 
@@ -86,17 +90,6 @@ def seeded_sample(items: Sequence[Item], n: int, seed: int) -> list[Item]:
         return list(items)
     chosen = sorted(random.Random(seed).sample(range(len(items)), n))
     return [items[i] for i in chosen]
-
-
-def response_cache(spec_kind: str):
-    """Only real models are worth caching: simulated replies are cheaper than a lookup."""
-    if spec_kind != "openai":
-        return None
-    from sessions.cache import ResponseCache
-    from sessions.paths import cache_path, ensure_writable
-
-    ensure_writable(cache_path().parent)
-    return ResponseCache(cache_path())
 
 
 def package_versions() -> dict[str, str]:
@@ -172,11 +165,13 @@ async def prepare_run(
     max_cost: float | None = None,
     group: str = "",
     sample: int | None = None,
+    service: ServiceOptions | None = None,
 ) -> PreparedRun:
     """Validate everything, then create the run on disk; nothing is written on bad input.
 
     ``limit`` keeps the first items, ``sample`` draws that many with the seed; ``group``
-    marks runs made together (``n2f smoke``).
+    marks runs made together (``n2f smoke``); ``service`` chooses the cache mode and the
+    per-minute ceilings (``sessions.service``).
     """
     from sessions.runner import Runner
     from sessions.tools import preflight_tools, tools_meta
@@ -196,7 +191,8 @@ async def prepare_run(
     if concurrency < 1:
         raise InputError("-j must be at least 1")
     budget = make_budget(config, spec, max_tokens, max_cost)
-    backend = make_backend(spec, engine, seed, config, cache=response_cache(spec.kind))
+    service = (service or ServiceOptions()).check()
+    backend = make_backend(spec, engine, seed, config, cache=response_cache(spec.kind, service.cache, config))
     await backend.preflight()
     await preflight_tools(engine.tools, settings)
     chosen = {**engine.templates(settings), **(templates or {})}
@@ -211,11 +207,28 @@ async def prepare_run(
         concurrency=concurrency,
         name=name,
         extra={"versions": package_versions(), **reproduction_meta(engine, settings, chosen), **tools_meta(engine.tools),
-               **({"group": group} if group else {})},
+               **({"group": group} if group else {}), **service.meta()},
     )
     store.acquire()
-    runner = Runner(store, engine, settings, backend, concurrency=concurrency, templates=chosen, budget=budget)
+    runner = Runner(store, engine, settings, backend, concurrency=concurrency, templates=chosen, budget=budget,
+                    rpm=service.rpm, tpm=service.tpm)
     return PreparedRun(store=store, runner=runner, engine=engine, backend=backend)
+
+
+def plan_run(engine_name: str, setting_pairs: Sequence[str] | Mapping[str, str] = (), model: str = "sim",
+             seed: int = DEFAULT_SEED, limit: int | None = None, config: Config | None = None) -> Any:
+    """What ``prepare_run`` would send, without a call or a file written (``sessions.dry_run``)."""
+    from sessions.dry_run import dry_run
+
+    config = config or load_config()
+    spec = parse_model_spec(model)
+    if spec.kind == "local":
+        setting_pairs = local_settings(engine_name, setting_pairs)
+    engine, settings, items = build_items(engine_name, setting_pairs, seed)
+    if limit is not None and limit < 1:
+        raise InputError("--limit must be at least 1")
+    chosen = list(itertools.islice(items, limit)) if limit is not None else list(items)
+    return dry_run(engine, settings, chosen, spec.text, config.price_for(spec.text, spec.name))
 
 
 def run_settings(store: RunStore) -> tuple[Engine, Any]:
@@ -224,7 +237,8 @@ def run_settings(store: RunStore) -> tuple[Engine, Any]:
 
 
 async def prepare_resume(ref: str, concurrency: int | None = None, config: Config | None = None,
-                         max_tokens: int | None = None, max_cost: float | None = None) -> PreparedRun:
+                         max_tokens: int | None = None, max_cost: float | None = None,
+                         service: ServiceOptions | None = None) -> PreparedRun:
     """Reopen a run with the model it was started with; pending items are re-run.
 
     A budget given here limits the run's total usage, results already stored included;
@@ -241,7 +255,9 @@ async def prepare_resume(ref: str, concurrency: int | None = None, config: Confi
         engine, settings = run_settings(store)
         spec = parse_model_spec(store.meta["model"])
         budget = make_budget(config, spec, max_tokens, max_cost)
-        backend = make_backend(spec, engine, int(store.meta.get("seed", DEFAULT_SEED)), config, cache=response_cache(spec.kind))
+        service = (service or ServiceOptions()).check().with_recorded(store.meta)
+        backend = make_backend(spec, engine, int(store.meta.get("seed", DEFAULT_SEED)), config,
+                               cache=response_cache(spec.kind, service.cache, config))
         await backend.preflight()
         await preflight_tools(engine.tools, settings)
     except BaseException:
@@ -255,6 +271,8 @@ async def prepare_resume(ref: str, concurrency: int | None = None, config: Confi
         concurrency=int(store.meta.get("concurrency", 8)) if concurrency is None else concurrency,
         templates=store.meta.get("templates"),
         budget=budget,
+        rpm=service.rpm,
+        tpm=service.tpm,
     )
     return PreparedRun(store=store, runner=runner, engine=engine, backend=backend)
 
@@ -421,6 +439,8 @@ def _build_report(store: RunStore, against: Sequence[RunStore]) -> tuple[Any, di
     counts = status_counts(run.results)
     counts["pending"] = int(store.meta.get("total", len(run.results))) - len(run.results)
     reasons = [r for summary in summaries.values() for r in summary.get("finish_reasons", [])]
+    cache = {"replies": sum(int(s.get("replies", 0)) for s in summaries.values()),
+             "cached": sum(int(s.get("cached", 0)) for s in summaries.values())}
     summary = {
         "run": store.id,
         "name": store.meta.get("name", ""),
@@ -439,6 +459,8 @@ def _build_report(store: RunStore, against: Sequence[RunStore]) -> tuple[Any, di
         # replies whose backend reported a finish reason, and how many of them the reply cap cut
         "replies": {"reported": len(reasons), "truncated": reasons.count("length"),
                     "max_tokens": store.meta.get("params", {}).get("max_tokens")},
+        "cache": cache,  # model replies, and how many of them the response cache served (no tokens spent)
+        "served": store.meta.get("served", []),  # the model ids and fingerprints the server reported
         "against": [o.label for o in against],
         **({"sandbox": store.meta["sandbox"]} if "sandbox" in store.meta else {}),  # the isolation programs ran under
         **{k: v for k, v in report.to_json().items() if k != "metrics"},

@@ -117,8 +117,9 @@ async def rerun_item(
     try:
         if backend is None:
             spec = parse_model_spec(store.meta["model"])
-            cache = response_cache(spec.kind)
-            backend = make_backend(spec, engine, int(store.meta.get("seed", DEFAULT_SEED)), load_config(), cache=cache)
+            config = load_config()
+            cache = response_cache(spec.kind, config=config)
+            backend = make_backend(spec, engine, int(store.meta.get("seed", DEFAULT_SEED)), config, cache=cache)
         trace = await run_steps(engine, item, settings, backend, chosen, request_attempt, live)
     finally:
         if own_backend and backend is not None:

@@ -4,8 +4,13 @@ A small sqlite3 key-value store (stdlib, WAL mode so readers never block the wri
 several processes may share one file). The key is the SHA-256 of a canonical JSON of
 the key parts the caller passes -- the backends pass ``model``, ``base_url``,
 ``messages``, ``params`` and ``attempt`` -- never an API key. Values are small JSON
-objects (``text`` and ``usage``). Errors are never cached: callers only ``put``
-successful completions.
+objects (``text``, ``usage``, the served model). Errors are never cached: callers only
+``put`` successful completions. Each row keeps the key's ``model`` and its time, so
+that ``n2f cache clear --model M --older-than 7d`` can pick rows, and an ``expire``
+(seconds, the config's ``[cache] expire_days``) turns older rows into misses: a model
+redeployed under the same name answers afresh. With ``refresh`` every lookup misses and
+every reply is stored anew (``--refresh-cache``). The file lives under the user cache
+directory (``sessions.paths.cache_path``).
 
 Stores are written in batches: ``put`` keeps the entry in memory (where ``get`` finds
 it at once) and one transaction writes every ``PUT_BATCH`` entries, or whatever waited
@@ -34,7 +39,7 @@ from typing import Any, Mapping
 
 from sessions.errors import InputError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: the model column
 PUT_BATCH = 64
 PUT_SECONDS = 1.0
 _CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
@@ -62,13 +67,16 @@ class ResponseCache:
     short statements on the one connection) and between processes (WAL, busy timeout).
     """
 
-    def __init__(self, path: str | os.PathLike[str], busy_timeout: float = 5.0):
+    def __init__(self, path: str | os.PathLike[str], busy_timeout: float = 5.0, *, refresh: bool = False,
+                 expire: float | None = None):
         self.path = Path(path)
+        self.refresh = refresh
+        self.expire = expire
         self._busy_timeout = busy_timeout
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self._warned_busy = False
-        self._pending: dict[str, tuple[str, float]] = {}  # key -> (value JSON, created), not yet written
+        self._pending: dict[str, tuple[str, float, str]] = {}  # key -> (value JSON, created, model), not yet written
         self._written_at = time.monotonic()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -87,9 +95,12 @@ class ResponseCache:
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute(
                 "CREATE TABLE IF NOT EXISTS responses ("
-                " key TEXT PRIMARY KEY, value TEXT NOT NULL, created REAL NOT NULL)"
+                " key TEXT PRIMARY KEY, value TEXT NOT NULL, created REAL NOT NULL, model TEXT NOT NULL DEFAULT '')"
             )
-            if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(responses)")}
+            if "model" not in columns:  # a version 1 file
+                conn.execute("ALTER TABLE responses ADD COLUMN model TEXT NOT NULL DEFAULT ''")
+            if conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
                 conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             conn.execute("SELECT count(*) FROM responses WHERE key = ''").fetchone()
         except BaseException:
@@ -151,7 +162,9 @@ class ResponseCache:
     # ------------------------------------------------------------------- access
 
     def get(self, key_parts: Any) -> dict[str, Any] | None:
-        """The stored value for these key parts, or None on a miss."""
+        """The stored value for these key parts, or None on a miss (always, with ``refresh``)."""
+        if self.refresh:
+            return None
         key = cache_key(key_parts)
         with self._lock:
             pending = self._pending.get(key)
@@ -161,11 +174,11 @@ class ResponseCache:
                 if self._conn is None:
                     return None
                 try:
-                    row = self._conn.execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
+                    row = self._conn.execute("SELECT value, created FROM responses WHERE key = ?", (key,)).fetchone()
                 except sqlite3.DatabaseError as exc:
                     self._failed(exc)
                     return None
-                if row is None:
+                if row is None or (self.expire is not None and row[1] < time.time() - self.expire):
                     return None
                 text = row[0]
         try:
@@ -178,8 +191,9 @@ class ResponseCache:
         """Store a JSON-serialisable mapping under these key parts (replacing any previous one)."""
         key = cache_key(key_parts)
         text = json.dumps(dict(value), ensure_ascii=False, separators=(",", ":"))
+        model = str(key_parts.get("model", "")) if isinstance(key_parts, Mapping) else ""
         with self._lock:
-            self._pending[key] = (text, time.time())
+            self._pending[key] = (text, time.time(), model)
             if len(self._pending) >= PUT_BATCH or time.monotonic() - self._written_at >= PUT_SECONDS:
                 self._write_pending()
 
@@ -190,7 +204,7 @@ class ResponseCache:
 
     def _write_pending(self) -> None:
         """One transaction for every pending entry (the caller holds the lock)."""
-        rows = [(key, text, created) for key, (text, created) in self._pending.items()]
+        rows = [(key, text, created, model) for key, (text, created, model) in self._pending.items()]
         self._pending.clear()
         self._written_at = time.monotonic()
         if not rows or self._conn is None:
@@ -199,7 +213,7 @@ class ResponseCache:
             with self._conn:
                 self._conn.execute("BEGIN")
                 self._conn.executemany(
-                    "INSERT OR REPLACE INTO responses (key, value, created) VALUES (?, ?, ?)", rows
+                    "INSERT OR REPLACE INTO responses (key, value, created, model) VALUES (?, ?, ?, ?)", rows
                 )
         except sqlite3.DatabaseError as exc:
             self._failed(exc)
@@ -219,6 +233,41 @@ class ResponseCache:
                 return int(self._conn.execute("SELECT count(*) FROM responses").fetchone()[0])
             except sqlite3.DatabaseError:
                 return 0
+
+    def info(self) -> dict[str, Any]:
+        """Entries, bytes on disk, oldest and newest entry (Unix seconds) and entries per model."""
+        with self._lock:
+            self._write_pending()
+            if self._conn is None:
+                return {"path": str(self.path), "entries": 0, "bytes": 0, "oldest": None, "newest": None, "models": {}}
+            count, oldest, newest = self._conn.execute(
+                "SELECT count(*), min(created), max(created) FROM responses").fetchone()
+            models = dict(self._conn.execute(
+                "SELECT model, count(*) FROM responses GROUP BY model ORDER BY count(*) DESC").fetchall())
+        size = sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + "*") if p.is_file())
+        return {"path": str(self.path), "entries": int(count), "bytes": size, "oldest": oldest, "newest": newest,
+                "models": models, "expire": self.expire}
+
+    def clear(self, model: str | None = None, older_than: float | None = None) -> int:
+        """Delete the entries of ``model`` (every model when None) older than ``older_than`` seconds; how many."""
+        where, args = [], []
+        if model is not None:
+            where.append("model = ?")
+            args.append(model)
+        if older_than is not None:
+            where.append("created < ?")
+            args.append(time.time() - older_than)
+        with self._lock:
+            self._write_pending()
+            if self._conn is None:
+                return 0
+            deleted = self._conn.execute(
+                "DELETE FROM responses" + (" WHERE " + " AND ".join(where) if where else ""), args).rowcount
+            try:
+                self._conn.execute("VACUUM")  # give the space back; another process reading it may prevent that
+            except sqlite3.OperationalError:
+                pass
+        return int(deleted)
 
     def close(self) -> None:
         with self._lock:

@@ -21,6 +21,12 @@ deadline = 120                            # seconds for one call, retries includ
 [prices."gpt-4o-mini"]                    # US$ per million tokens, by model name or -m text
 input = 0.15
 output = 0.60
+
+[cache]
+expire_days = 30                          # cached replies older than this are asked again (default: never)
+
+[sparql]
+authorization = "Bearer ..."              # an Authorization header for a SPARQL endpoint (else N2F_SPARQL_AUTHORIZATION)
 ```
 """
 
@@ -71,6 +77,13 @@ class Config:
     concurrency: int = 8
     annotator: str = ""  # the name annotation events record; empty: the login name
     prices: Mapping[str, Price] = field(default_factory=dict)
+    cache_expire_days: float = 0.0  # 0: cached replies never expire
+    sparql_authorization: str = ""
+
+    @property
+    def cache_expire(self) -> float | None:
+        """Seconds after which a cached reply is a miss, or None."""
+        return self.cache_expire_days * 86400 if self.cache_expire_days > 0 else None
 
     def price_for(self, model_text: str, model_name: str = "") -> Price | None:
         """The price of a model, looked up by its ``-m`` text, then its bare name."""
@@ -93,7 +106,9 @@ OPENAI_KEYS: dict[str, tuple[str, type]] = {
     "azure_deployment": ("azure_deployment", str),
     "api_version": ("azure_api_version", str),
 }
-TABLES = ("openai", "prices")
+CACHE_KEYS: dict[str, tuple[str, type]] = {"expire_days": ("cache_expire_days", float)}
+SPARQL_KEYS: dict[str, tuple[str, type]] = {"authorization": ("sparql_authorization", str)}
+TABLES = ("openai", "prices", "cache", "sparql")
 PRICE_KEYS = ("input", "output")
 
 
@@ -125,11 +140,12 @@ def parse_config(data: Mapping[str, Any], path: Path) -> Config:
             raise _unknown(path, "", key, [*TOP_KEYS, *(f"[{t}]" for t in TABLES)])
         elif not isinstance(raw, dict):
             raise InputError(f"config file {path}: {key} must be a table, [{key}]")
-    for key, raw in (data.get("openai") or {}).items():
-        if key not in OPENAI_KEYS:
-            raise _unknown(path, "openai", key, OPENAI_KEYS)
-        name, kind = OPENAI_KEYS[key]
-        values[name] = _value(path, f"openai.{key}", kind, raw)
+    for table, known in (("openai", OPENAI_KEYS), ("cache", CACHE_KEYS), ("sparql", SPARQL_KEYS)):
+        for key, raw in (data.get(table) or {}).items():
+            if key not in known:
+                raise _unknown(path, table, key, known)
+            name, kind = known[key]
+            values[name] = _value(path, f"{table}.{key}", kind, raw)
     prices: dict[str, Price] = {}
     for model, table in (data.get("prices") or {}).items():
         if not isinstance(table, dict):

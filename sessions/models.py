@@ -61,7 +61,7 @@ def make_backend(spec: ModelSpec, engine: Engine, seed: int, config: Config, cac
     if spec.kind == "local":
         from sessions.backends.local_backend import LocalBackend
 
-        return LocalBackend(spec, seed=seed)
+        return LocalBackend(spec, seed=seed, cache=cache)
     from sessions.backends.openai_backend import AzureTarget, OpenAIBackend
 
     azure = AzureTarget(config.azure_endpoint, config.azure_deployment, config.azure_api_version)

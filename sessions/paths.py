@@ -1,4 +1,4 @@
-"""Where n2f keeps its data: ``N2F_HOME`` or the platform's user data dir."""
+"""Where n2f keeps its data: ``N2F_HOME`` or the platform's user data, config and cache dirs."""
 
 from __future__ import annotations
 
@@ -30,6 +30,14 @@ def runs_dir() -> Path:
 
 
 def cache_path() -> Path:
+    """The response cache: ``$N2F_HOME/cache/`` when N2F_HOME is set (tests stay hermetic), else the user cache dir."""
+    env = os.environ.get("N2F_HOME")
+    base = Path(env).expanduser() / "cache" if env else Path(platformdirs.user_cache_dir(APP))
+    return base / "responses.sqlite3"
+
+
+def legacy_cache_path() -> Path:
+    """Where versions before the cache directory kept the cache (the data directory)."""
     return data_home() / "cache.sqlite3"
 
 

@@ -32,6 +32,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from sessions.errors import InputError
 from sessions.files import append_durably, atomic_write_bytes, complete_lines, cut_after, cut_torn_tail, fsync_folder, read_from
+from sessions.usage import Usage
 
 RECORDS = "results.jsonl"
 INDEX = "results.index.jsonl"
@@ -48,11 +49,17 @@ def summary_of(record: Mapping[str, Any]) -> dict[str, Any]:
         "tags": [t["code"] for t in record.get("tags", [])],
         "attempt": int(record.get("attempt", 0)),
     }
-    used = [step.get("usage") or {} for step in record.get("steps", [])]
-    prompt = sum(int(u.get("prompt_tokens", 0) or 0) for u in used)
-    completion = sum(int(u.get("completion_tokens", 0) or 0) for u in used)
-    if prompt or completion:
-        summary["usage"] = {"prompt_tokens": prompt, "completion_tokens": completion}
+    usage = Usage()
+    usage.add_steps(record.get("steps", []))  # replies from the cache apart: they cost nothing
+    if usage.prompt_tokens or usage.completion_tokens or usage.cached_tokens:
+        summary["usage"] = {"prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
+                            **({"cached_tokens": usage.cached_tokens} if usage.cached_tokens else {})}
+    replies = [step for step in record.get("steps", []) if "tool" not in step]
+    if replies:
+        summary["replies"] = len(replies)
+        cached = sum(1 for step in replies if step.get("cached"))
+        if cached:
+            summary["cached"] = cached
     reasons = [str(step["finish_reason"]) for step in record.get("steps", []) if step.get("finish_reason")]
     if reasons:
         summary["finish_reasons"] = reasons

@@ -3,6 +3,12 @@
 One item's walk through its steps is ``sessions.steps.run_steps``; this module runs many
 at once, scores them and keeps the count.
 
+How many items are in flight is the run's ``sessions.limits.AdaptiveLimit``: ``-j`` callers
+take items, and a backend with a server (``openai:``) sends their calls through the
+limit, which lowers itself when the server pushes back and grows back after successes.
+The limit starts at the slots the server reports, if it does (llama.cpp), and its
+changes end up in the run's metadata (``adaptive_limit``).
+
 The CLI and the inspector drive this same runner. A UI either registers a listener
 (called for every finished item) or polls ``runner.progress`` on a timer; the latter is
 what a UI should do when items finish a thousand a second.
@@ -20,10 +26,12 @@ from engines.contract import Engine
 from engines.core import SCORER_ERROR, UNJUDGED, Item
 from sessions.backends.base import Backend
 from sessions.collector import run_heap
+from sessions.limits import AdaptiveLimit
 from sessions.results_log import finish_reasons
 from sessions.steps import StepTrace, error_record, record_for, run_steps
 from sessions.store import FLUSH_SECONDS, PersistError, RunStore
 from sessions.streaming import LiveReply
+from sessions.tools import close_tools
 from sessions.usage import Budget, Usage, run_usage
 
 BUDGET_STATUS = "stopped (budget)"
@@ -43,6 +51,14 @@ class Progress:
     budget_reached: bool = False
     paused_at: float | None = None  # while paused: since when (the clock of rate and ETA stands still)
     paused_for: float = 0.0  # seconds spent paused before now
+    limit: AdaptiveLimit | None = None  # the run's concurrency limit, read live
+    replies: int = 0  # model replies in this pass
+    cached: int = 0  # of which served from the response cache
+
+    @property
+    def concurrency(self) -> int:
+        """Calls allowed in flight now (the adaptive limit; ``-j`` for backends without one)."""
+        return self.limit.limit if self.limit is not None else 0
 
     def pause(self) -> None:
         if self.paused_at is None:
@@ -107,12 +123,17 @@ class Runner:
         concurrency: int = 8,
         templates: Mapping[str, str] | None = None,
         budget: Budget | None = None,
+        rpm: int | None = None,
+        tpm: int | None = None,
     ):
         self.store = store
         self.engine = engine
         self.settings = settings
         self.backend = backend
         self.concurrency = max(1, concurrency)
+        self.limit = AdaptiveLimit(self.concurrency, start=backend.server_slots, rpm=rpm, tpm=tpm)
+        backend.use_limit(self.limit)
+        self.served: Counter = Counter()  # (model id, system_fingerprint) the server reported -> replies
         self.templates = dict(templates) if templates else None
         self.listeners: list[Listener] = []
         self.progress = Progress(total=0)
@@ -166,7 +187,8 @@ class Runner:
         """
         previous = self.store.summaries()
         todo = list(self.store.pending_indices() if indices is None else indices)
-        self.progress = Progress(total=len(todo), paused_at=time.monotonic() if self.paused else None)
+        self.progress = Progress(total=len(todo), paused_at=time.monotonic() if self.paused else None,
+                                 limit=self.limit)
         self._recorded = set()
         redone = set(todo)
         self._spent_before = run_usage(r for i, r in previous.items() if i not in redone)
@@ -203,6 +225,7 @@ class Runner:
                 for task in (work, callers, scorer, flusher):
                     task.cancel()
                 await asyncio.gather(work, callers, scorer, flusher, return_exceptions=True)
+                await close_tools()
                 self._callers = None
                 self.store.auto_flush = True
                 self.progress.finished = time.monotonic()
@@ -244,17 +267,32 @@ class Runner:
                 done = all(i in stored and stored[i].get("status") != "error" for i in range(self.store.total))
                 status = "finished" if done else BUDGET_STATUS if self.progress.budget_reached else "incomplete"
         try:
-            self.store.update_meta(status=status)
+            self.store.update_meta(status=status, adaptive_limit=self.limit.to_json(), **self._served_meta())
         except PersistError as exc:
             failure = failure or exc
         return failure
+
+    def _served_meta(self) -> dict[str, Any]:
+        """The models and fingerprints the server said answered, merged with those of earlier passes."""
+        seen = Counter({(s["model"], s.get("system_fingerprint", "")): int(s.get("replies", 0))
+                        for s in self.store.meta.get("served", [])})
+        seen.update(self.served)
+        if not seen:
+            return {}
+        return {"served": [{"model": m, "system_fingerprint": f, "replies": n} for (m, f), n in seen.most_common()]}
 
     def _count_usage(self, steps: list[dict]) -> None:
         """Add an answered item's tokens, as soon as its caller has them (before scoring, so that at
         ``-j 1`` the next item does not start past the budget); once the budget is reached no new
         item starts, and those in flight finish."""
         progress = self.progress
-        progress.usage.add_steps(steps)
+        progress.usage.add_steps(steps)  # a reply from the cache adds no spent tokens
+        for step in steps:
+            if "tool" not in step:
+                progress.replies += 1
+                progress.cached += bool(step.get("cached"))
+            if step.get("served_model"):
+                self.served[step["served_model"], step.get("system_fingerprint", "")] += 1
         if self.budget and not progress.budget_reached:
             spent = Usage(self._spent_before.prompt_tokens + progress.usage.prompt_tokens,
                           self._spent_before.completion_tokens + progress.usage.completion_tokens)

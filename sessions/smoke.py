@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass
-from typing import Any, Sequence
+from typing import Any, Awaitable, Callable, Sequence
 
 from engines import engine_names, get_engine
 from engines.core import settings_fields
 from sessions import api
 from sessions.config import Config, load_config
 from sessions.errors import InputError
+from sessions.service import ServiceOptions
 from sessions.store import RunStore, list_run_meta
 
 
@@ -76,13 +77,18 @@ def check_settings(engines: Sequence[str], pairs: Sequence[str]) -> None:
             raise InputError(f"setting {pair!r}: no engine of the smoke run has {pair.partition('=')[0].strip()!r}")
 
 
+Watch = Callable[[api.PreparedRun], Awaitable[Any]]  # runs a prepared run to its end, showing progress
+
+
 async def smoke_engine(engine: str, model: str, n: int, seed: int, group: str, config: Config,
-                       settings: Sequence[str] = ()) -> SmokeRow:
-    prepared = await api.prepare_run(engine, settings_for(engine, settings), model=model, seed=seed, sample=n, concurrency=config.concurrency,
-                                     name=f"{group}-{engine}", config=config, group=group)
+                       settings: Sequence[str] = (), service: ServiceOptions | None = None,
+                       watch: Watch | None = None) -> SmokeRow:
+    prepared = await api.prepare_run(engine, settings_for(engine, settings), model=model, seed=seed, sample=n,
+                                     concurrency=config.concurrency, name=f"{group}-{engine}", config=config,
+                                     group=group, service=service)
     started = time.perf_counter()
     try:
-        progress = await prepared.runner.run()
+        progress = await (watch(prepared) if watch is not None else prepared.runner.run())
     finally:
         prepared.store.close()
         await prepared.backend.aclose()
@@ -97,8 +103,10 @@ async def smoke_engine(engine: str, model: str, n: int, seed: int, group: str, c
 
 
 async def run_smoke(model: str, n: int = 10, seed: int = api.DEFAULT_SEED, engines: Sequence[str] = (),
-                    config: Config | None = None, settings: Sequence[str] = ()) -> tuple[str, list[SmokeRow]]:
-    """Every engine (or those named), one after the other, into one new group."""
+                    config: Config | None = None, settings: Sequence[str] = (), service: ServiceOptions | None = None,
+                    watch: Watch | None = None) -> tuple[str, list[SmokeRow]]:
+    """Every engine (or those named), one after the other, into one new group; ``service`` for each run's
+    cache mode and ceilings, ``watch`` to show each run's progress (the CLI's plain lines)."""
     config = config or load_config()
     if n < 1:
         raise InputError("-n must be at least 1")
@@ -107,5 +115,5 @@ async def run_smoke(model: str, n: int = 10, seed: int = api.DEFAULT_SEED, engin
         get_engine(engine)  # an unknown engine fails before any run exists
     check_settings(chosen, settings)
     group = new_group()
-    rows = [await smoke_engine(engine, model, n, seed, group, config, settings) for engine in chosen]
+    rows = [await smoke_engine(engine, model, n, seed, group, config, settings, service, watch) for engine in chosen]
     return group, rows

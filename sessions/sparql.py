@@ -3,7 +3,9 @@
 compost's second step is ``Step(kind="tool", tool="sparql")``; this executes it. By
 default queries run on the knowledge graph bundled with the engine, loaded into an
 in-memory pyoxigraph store in a child process; with an ``endpoint`` URL they go to a
-SPARQL 1.1 endpoint over HTTP instead. Either way the output is JSON
+SPARQL 1.1 endpoint over HTTP instead (``sessions.sparql_endpoint``: one client per
+run, an endpoint's 408/429/5xx and dropped connections retried, then status ``error``,
+never the model's fault). Either way the output is JSON
 ``{"gold": {...}, "output": {...}, "backend": ...}`` where each side is
 ``{"vars", "rows", "truncated"}`` or ``{"error"}``, so scoring stays a pure function
 of stored outputs.
@@ -23,18 +25,16 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import http.client
 import json
 import threading
-import urllib.error
 import urllib.parse
-import urllib.request
 from typing import Any, Mapping
 
 from engines.compost.kg import KG_PATH
 from engines.compost.parse import QueryError, forbidden_clauses, parse_query
 from sessions.backends.base import BackendError
 from sessions.errors import InputError
+from sessions.sparql_endpoint import Refused, close_sessions, post
 from sessions.sparql_worker import QueryWorker, WorkerError
 
 SPARQL = "sparql"
@@ -47,10 +47,6 @@ PREFLIGHT_TIMEOUT = 3.0
 _worker: QueryWorker | None = None
 _worker_lock = threading.Lock()
 _gold_cache: dict[tuple[str, str, int], dict[str, Any]] = {}
-
-
-class Refused(Exception):
-    """The query is not allowed to run; the message says why."""
 
 
 def embedded_worker() -> QueryWorker:
@@ -115,34 +111,8 @@ def _term(binding: Mapping[str, str]) -> str:
     return f'"{escaped}"'
 
 
-def _post(url: str, query: str, timeout: float) -> dict[str, Any]:
-    """The endpoint's SPARQL JSON answer.
-
-    Refused when it answers something else (the query's error, like a 400 for a bad
-    query); BackendError when it does not answer at all (the item is retried later).
-    """
-    body = urllib.parse.urlencode({"query": query}).encode()
-    request = urllib.request.Request(url, data=body, method="POST", headers={
-        "Accept": "application/sparql-results+json",
-        "Content-Type": "application/x-www-form-urlencoded"})
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            data = json.loads(response.read().decode("utf-8"))
-    except urllib.error.HTTPError as exc:
-        detail = exc.read().decode("utf-8", "replace")[:300]
-        raise Refused(f"endpoint {url} answered HTTP {exc.code}: {detail}") from None
-    except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:  # no HTTP answer at all
-        reason = getattr(exc, "reason", exc) or type(exc).__name__
-        raise BackendError(f"SPARQL endpoint {url} is unreachable: {reason}") from None
-    except ValueError as exc:
-        raise Refused(f"endpoint {url} did not return SPARQL JSON results: {exc}") from None
-    if not isinstance(data, dict):
-        raise Refused(f"endpoint {url} did not return SPARQL JSON results: a JSON {type(data).__name__}")
-    return data
-
-
-def _run_endpoint(url: str, query: str, row_cap: int, timeout: float) -> dict[str, Any]:
-    data = _post(url, query, timeout)
+async def _run_endpoint(url: str, query: str, row_cap: int, timeout: float) -> dict[str, Any]:
+    data = await post(url, query, timeout)
     if "boolean" in data:
         return {"vars": [], "rows": [[str(bool(data["boolean"])).lower()]], "truncated": False}
     variables = list(data.get("head", {}).get("vars", []))
@@ -151,34 +121,34 @@ def _run_endpoint(url: str, query: str, row_cap: int, timeout: float) -> dict[st
     return {"vars": variables, "rows": rows, "truncated": len(bindings) > row_cap}
 
 
-def _check_endpoint(url: str, timeout: float) -> None:
+async def preflight(url: str, timeout: float = PREFLIGHT_TIMEOUT) -> None:
+    """Fail with InputError unless the endpoint answers ``ASK {}`` with SPARQL JSON within ``timeout``
+    (one try: an endpoint that fails it now would fail every item)."""
     parts = urllib.parse.urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise InputError(f"SPARQL endpoint {url!r} is not an http(s) URL")
     try:
-        data = _post(url, "ASK {}", timeout)
+        data = await post(url, "ASK {}", timeout, retries=0)
     except (Refused, BackendError) as exc:
         raise InputError(f"{exc} (checked with ASK {{}} before the run)") from None
+    except asyncio.TimeoutError:
+        raise InputError(f"SPARQL endpoint {url} did not answer ASK {{}} within {timeout:g} s") from None
+    finally:
+        await close_sessions()
     if not isinstance(data.get("boolean"), bool):
         raise InputError(f"SPARQL endpoint {url} did not answer ASK {{}} with a SPARQL boolean result")
-
-
-async def preflight(url: str, timeout: float = PREFLIGHT_TIMEOUT) -> None:
-    """Fail with InputError unless the endpoint answers ``ASK {}`` with SPARQL JSON within ``timeout``."""
-    await asyncio.to_thread(_check_endpoint, url, timeout)
 
 
 async def execute(query: str, endpoint: str, timeout: float, row_cap: int) -> dict[str, Any]:
     """One side of the comparison: rows or an error the model is to blame for.
 
-    An endpoint query is bounded by its socket timeout (a slow answer is the server's
-    work, not ours); an embedded one by killing the query process.
+    An endpoint query is bounded by its client's timeout; its infrastructure failures are
+    BackendErrors (``sessions.sparql_endpoint``); an embedded query by killing the query process.
     """
     try:
         check(query)
         if endpoint:
-            return await asyncio.wait_for(asyncio.to_thread(_run_endpoint, endpoint, query, row_cap, timeout),
-                                          timeout + 1)
+            return await _run_endpoint(endpoint, query, row_cap, timeout)
         return await asyncio.wrap_future(embedded_worker().submit(query, row_cap, timeout))
     except Refused as exc:
         return {"error": str(exc)}

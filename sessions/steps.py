@@ -59,7 +59,8 @@ class StepTrace:
     """What one pass of an item through its steps produced."""
 
     outputs: list[str] = field(default_factory=list)
-    steps: list[dict] = field(default_factory=list)  # per step: name, template, usage, latency, cached[, finish_reason]
+    steps: list[dict] = field(default_factory=list)  # per step: name, template, usage, latency, cached[, finish_reason,
+    # tool (a tool step), served_model, system_fingerprint]
     prompts: list[dict] = field(default_factory=list)  # per step: {"step", "messages"}
     error: str = ""  # an infrastructure failure (BackendError) that stopped the item
     scorer_error: str = ""  # the engine failed naming the next step (the item is its own scorer_error)
@@ -96,6 +97,9 @@ async def run_steps(
                 "latency": round(completion.latency, 4),
                 "cached": completion.cached,
                 **({"finish_reason": completion.finish_reason} if completion.finish_reason else {}),
+                **({"tool": step.tool} if step.kind == "tool" else {}),
+                **({"served_model": completion.served_model} if completion.served_model else {}),
+                **({"system_fingerprint": completion.fingerprint} if completion.fingerprint else {}),
             })
     except BackendError as exc:
         trace.error = str(exc)

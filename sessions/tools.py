@@ -16,6 +16,7 @@ from sessions.backends.base import BackendError
 from sessions.errors import InputError, RuntimeFailure
 from sessions.sandbox import Limits, SandboxError, SandboxUnavailable, shared_sandbox
 from sessions.sparql import SPARQL, sparql, preflight as sparql_preflight
+from sessions.sparql_endpoint import close_sessions
 
 Tool = Callable[[Mapping[str, Any]], Awaitable[str]]
 
@@ -106,3 +107,8 @@ async def preflight_tools(names: Iterable[str], settings: Any) -> None:
     endpoint = str(getattr(settings, "endpoint", "") or "")
     if SPARQL in names and endpoint:
         await sparql_preflight(endpoint)
+
+
+async def close_tools() -> None:
+    """Release what the tools hold for the running loop (the SPARQL endpoint's connections): a run's end."""
+    await close_sessions()

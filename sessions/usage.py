@@ -4,6 +4,9 @@ Usage is what the model server reported for each step (``prompt_tokens``,
 ``completion_tokens``), or what the local model counted; steps without usage (tools,
 the simulator) add nothing. Cost needs a price per million tokens from the config's
 ``[prices]`` table: without one a run's cost is unknown (None), never zero.
+
+A reply served from the response cache cost nothing: its tokens are counted apart
+(``cached_tokens``), never as spent tokens or cost, and never against a budget.
 """
 
 from __future__ import annotations
@@ -14,10 +17,16 @@ from typing import Any, Iterable, Mapping
 from sessions.config import Price
 
 
+def _tokens(usage: Mapping[str, Any] | None) -> int:
+    usage = usage or {}
+    return int(usage.get("prompt_tokens", 0) or 0) + int(usage.get("completion_tokens", 0) or 0)
+
+
 @dataclass
 class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0  # the tokens of replies served from the cache: not spent
 
     @property
     def total_tokens(self) -> int:
@@ -28,10 +37,14 @@ class Usage:
             return
         self.prompt_tokens += sign * int(usage.get("prompt_tokens", 0) or 0)
         self.completion_tokens += sign * int(usage.get("completion_tokens", 0) or 0)
+        self.cached_tokens += sign * int(usage.get("cached_tokens", 0) or 0)
 
     def add_steps(self, steps: Iterable[Mapping[str, Any]] | None, sign: int = 1) -> None:
         for step in steps or []:
-            self.add(step.get("usage"), sign)
+            if step.get("cached"):
+                self.cached_tokens += sign * _tokens(step.get("usage"))
+            else:
+                self.add(step.get("usage"), sign)
 
     def add_record(self, record: Mapping[str, Any] | None, sign: int = 1) -> None:
         """A full record's steps, or a stored summary's totals (``sessions.results_log.summary_of``)."""
@@ -50,6 +63,7 @@ class Usage:
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "total_tokens": self.total_tokens,
+            "cached_tokens": self.cached_tokens,
             "cost": None if cost is None else round(cost, 6),
         }
 

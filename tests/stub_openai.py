@@ -25,12 +25,23 @@ Behaviours (strings, ``NAME`` or ``NAME:ARG``):
 (over capacity)   with ``stub.capacity = N``, a request arriving while N are in flight gets
                   429 with ``Retry-After: stub.capacity_retry_after`` (recorded with the
                   behaviour ``over capacity``; the queue is not consumed)
+(one slot)        with ``stub.slots = N``, requests are served N at a time, the others queue, each
+                  holding its slot ``stub.slot_seconds``, as llama.cpp's server does: the
+                  queue counts against the client's deadline, and a request whose client
+                  closed the connection (waiting or being served) is dropped there and
+                  counted in ``stub.abandoned``; with ``stub.advertise_slots``, ``GET /props``
+                  answers ``{"total_slots": N}`` as llama.cpp does
 ``drip:S``        as ``ok``, and when streamed, S seconds between the pieces
 ``broken_stream[:N]``
                   streamed: N pieces (default 2), then the connection drops in the middle
                   of the chunked body
 ``truncated_stream[:N]``
                   streamed: N pieces, then a cleanly ended body without a finish reason
+
+``stub.latency`` (seconds) delays every ``ok`` reply. ``stub.models`` is what ``GET /models``
+lists (``None``: a 404, as servers that list nothing); ``stub.api_prefix`` (e.g. ``/v1``)
+answers 404 to any path outside it; ``stub.required_key`` answers 401 to any request
+without ``Authorization: Bearer KEY``.
 
 A request with ``"stream": true`` gets server-sent events as OpenAI sends them: one
 ``chat.completion.chunk`` per word of the reply (chunked transfer encoding), a last
@@ -61,6 +72,8 @@ import collections
 import contextlib
 import json
 import re
+import select
+import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -69,6 +82,7 @@ from urllib.parse import urlsplit
 
 DEFAULT_REPLY = "stub reply"
 MODEL_ID = "stub-model"
+FINGERPRINT = "fp_stub"
 
 Reply = Callable[[list[dict[str, Any]]], str]
 
@@ -92,6 +106,16 @@ class StubServer:
         self.capacity: int | None = None
         self.capacity_retry_after = "1"
         self.refused = 0
+        self.latency = 0.0
+        self.slots: int | None = None
+        self.slot_seconds = 0.0
+        self.advertise_slots = False
+        self.abandoned = 0
+        self._slot_gate: threading.Semaphore | None = None
+        self.models: list[str] | None = [MODEL_ID]
+        self.api_prefix: str | None = None
+        self.required_key: str | None = None
+        self.gets: list[str] = []
         self.stopping = threading.Event()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -164,6 +188,12 @@ class StubServer:
     def _leave(self) -> None:
         with self._lock:
             self.in_flight -= 1
+
+    def slot_gate(self) -> threading.Semaphore:
+        with self._lock:
+            if self._slot_gate is None:
+                self._slot_gate = threading.Semaphore(self.slots or 1)
+            return self._slot_gate
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -245,6 +275,7 @@ class _Handler(BaseHTTPRequestHandler):
             "object": "chat.completion",
             "created": int(time.time()),
             "model": model,
+            "system_fingerprint": FINGERPRINT,
             "choices": [
                 {
                     "index": 0,
@@ -261,9 +292,59 @@ class _Handler(BaseHTTPRequestHandler):
 
     # ---------------------------------------------------------------- handlers
 
+    def _refused_here(self, path: str) -> bool:
+        """404 outside ``api_prefix``, 401 without the required key: True when answered so."""
+        state = self.server_state
+        if state.api_prefix is not None and not path.startswith(state.api_prefix):
+            self._error(404, f"no route {path}")
+            return True
+        if state.required_key is not None and self.headers.get("Authorization") != f"Bearer {state.required_key}":
+            self._error(401, "Incorrect API key provided")
+            return True
+        return False
+
+    def _client_gone(self) -> bool:
+        """True when the client closed its end (llama.cpp drops such a request)."""
+        readable, _, _ = select.select([self.connection], [], [], 0)
+        if not readable:
+            return False
+        try:
+            return self.connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
+
+    def _served_in_slot(self) -> bool:
+        """Wait for a slot, then hold it ``slot_seconds``; False (and counted) if the client left first."""
+        state = self.server_state
+        gate = state.slot_gate()
+        while not gate.acquire(timeout=0.02):
+            if self._client_gone() or state.stopping.is_set():
+                with state._lock:
+                    state.abandoned += 1
+                return False
+        try:
+            end = time.monotonic() + state.slot_seconds
+            while (left := end - time.monotonic()) > 0:
+                if self._client_gone() or state.stopping.wait(min(0.02, left)):
+                    with state._lock:
+                        state.abandoned += 1
+                    return False
+            return True
+        finally:
+            gate.release()
+
     def do_GET(self) -> None:
-        if urlsplit(self.path).path.rstrip("/").endswith("/models"):
-            self._send_json(200, {"object": "list", "data": [{"id": MODEL_ID, "object": "model", "owned_by": "stub"}]})
+        state = self.server_state
+        path = urlsplit(self.path).path.rstrip("/")
+        with state._lock:
+            state.gets.append(path)
+        if self._refused_here(path):
+            return
+        if path.endswith("/models") and state.models is not None:
+            self._send_json(200, {"object": "list", "data": [{"id": m, "object": "model", "owned_by": "stub"}
+                                                              for m in state.models]})
+        elif path.endswith("/props") and state.advertise_slots:
+            self._send_json(200, {"total_slots": state.slots or 1})
         else:
             self._error(404, f"no route {self.path}")
 
@@ -272,6 +353,8 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         parts = urlsplit(self.path)
+        if self._refused_here(parts.path):
+            return
         if not parts.path.rstrip("/").endswith("/chat/completions"):
             self._error(404, f"no route {self.path}")
             return
@@ -301,6 +384,10 @@ class _Handler(BaseHTTPRequestHandler):
         if not admitted:
             self._error(429, "over capacity (stub)", {"Retry-After": state.capacity_retry_after})
             return
+        if state.slots is not None and not self._served_in_slot():
+            state._leave()
+            self.close_connection = True
+            return
         try:
             if body.get("stream"):
                 self._act_streamed(behaviour, messages, model, bool((body.get("stream_options") or {}).get("include_usage")))
@@ -325,6 +412,8 @@ class _Handler(BaseHTTPRequestHandler):
         state = self.server_state
         name, _, arg = behaviour.partition(":")
         if name in ("ok", "drip"):
+            if state.latency:
+                state.stopping.wait(state.latency)
             self._send_json(200, self._completion(messages, model, state.reply(messages)))
         elif name == "slow":
             state.stopping.wait(float(arg or 1))

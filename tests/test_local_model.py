@@ -26,6 +26,7 @@ from sessions.backends.base import ModelSpec
 from sessions.config import Config
 from sessions.errors import InputError
 from sessions.models import make_backend, parse_model_spec
+from sessions.service import ServiceOptions
 from sessions.store import RunStore
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -145,8 +146,33 @@ async def test_local_backend_runs_a_whole_run_serialised_and_recorded(fake_llama
     assert set(meta["template_hashes"]) == set(templates) and all(len(h) == 64 for h in meta["template_hashes"].values())
     records = store.results()
     assert len(records) == 6 and all(r["status"] != "error" for r in records.values())
-    assert all(r["steps"][0]["usage"] == {"completion_tokens": 4} for r in records.values())
+    engine = get_engine("dedc")
+    for index, record in records.items():  # the stand-in has no chat template: the texts, one per line
+        step = engine.next_step(store.item(index), prepared.runner.settings, [])
+        prompt = "\n".join(m.content for m in step.messages).encode()
+        assert record["steps"][0]["usage"] == {"prompt_tokens": len(prompt.split(b" ")), "completion_tokens": 4}
     assert all(r["steps"][0]["finish_reason"] == "stop" for r in records.values())
+    assert all(r["steps"][0]["served_model"] == "tiny.gguf" and not r["steps"][0]["cached"] for r in records.values())
+
+
+async def test_local_replies_are_cached_and_a_cached_reply_costs_no_tokens(fake_llama_cpp, tmp_path):
+    weights = tmp_path / "tiny.gguf"
+    weights.write_bytes(b"GGUF")
+    for _ in range(2):
+        prepared = await prepare_run("dedc", model=f"local:{weights}", limit=3, concurrency=2)
+        progress = await prepared.runner.run()
+        await prepared.backend.aclose()
+        prepared.store.close()
+    first, second = fake_llama_cpp.instances
+    assert len(first.calls) == 3 and second.calls == []  # the second run asked the model nothing
+    assert (progress.cached, progress.replies) == (3, 3) and progress.usage.total_tokens == 0
+    assert progress.usage.cached_tokens > 0
+    prepared = await prepare_run("dedc", model=f"local:{weights}", limit=3, concurrency=2,
+                                 service=ServiceOptions(cache="refresh"))
+    await prepared.runner.run()
+    await prepared.backend.aclose()
+    prepared.store.close()
+    assert len(fake_llama_cpp.instances[-1].calls) == 3
 
 
 # ------------------------------------------------------------- the real model

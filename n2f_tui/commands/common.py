@@ -25,6 +25,23 @@ def budget_options(p: argparse.ArgumentParser) -> None:
                    help="stop taking new items once the run has cost USD (needs the model's [prices] in the config)")
 
 
+def service_options(p: argparse.ArgumentParser) -> None:
+    """The response cache and the per-minute ceilings: run, resume, smoke."""
+    cache = p.add_mutually_exclusive_group()
+    cache.add_argument("--no-cache", dest="cache", action="store_const", const="off", default="use",
+                       help="neither read nor store cached replies")
+    cache.add_argument("--refresh-cache", dest="cache", action="store_const", const="refresh",
+                       help="ask the model again and store its new replies")
+    p.add_argument("--rpm", type=int, default=None, metavar="N", help="at most N model calls started per minute")
+    p.add_argument("--tpm", type=int, default=None, metavar="N", help="at most N tokens per minute")
+
+
+def service_of(args: argparse.Namespace) -> Any:
+    from sessions.service import ServiceOptions
+
+    return ServiceOptions(cache=args.cache, rpm=args.rpm, tpm=args.tpm)
+
+
 def engine_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("engine", help=f"one of: {', '.join(engine_names())}")
     p.add_argument("-s", "--set", dest="settings", action="append", default=[], metavar="K=V", help="an engine setting")

@@ -9,6 +9,7 @@ import argparse
 import json
 import signal
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from engines import get_engine
 from engines.core import Item
-from n2f_tui.commands.common import budget_options, engine_options, err, print_report
+from n2f_tui.commands.common import budget_options, engine_options, err, print_report, service_of, service_options
 from n2f_tui.widgets.style import usage_line
 from sessions import api
 from sessions.errors import InputError, RuntimeFailure
@@ -33,7 +34,10 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--name", default="", help="a name to refer to the run by")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--dry-run", action="store_true",
+                   help="no call: the items, the prompt characters and an estimate of tokens and cost")
     budget_options(p)
+    service_options(p)
 
     p = sub.add_parser("items", help="print the items as JSON lines")
     engine_options(p)
@@ -43,6 +47,10 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--item", required=True, help="a file holding one item as printed by n2f items")
     p.add_argument("--output", action="append", required=True, help="a file with the model output of one step")
     p.add_argument("-s", "--set", dest="settings", action="append", default=[], metavar="K=V")
+
+
+BUDGET_EXIT = 3  # stopped at --max-tokens / --max-cost: resumable, not a failure
+PLAIN_EVERY = 5.0  # seconds between progress lines off a terminal
 
 
 def rate_text(rate: float) -> str:
@@ -57,8 +65,73 @@ def _announce_cap(prepared: api.PreparedRun) -> None:
         err.print(f"local model: replies capped at {cap} tokens (-s max_tokens=N to change)")
 
 
+def progress_line(label: str, p: Any) -> str:
+    """One plain line for logs and CI: done/total, items/s, errors, the concurrency now, cached replies, ETA."""
+    limit = p.limit
+    eta = f"{p.eta:.0f}s" if p.eta is not None else "-"
+    parts = [f"{label}: {p.done}/{p.total} done", f"{rate_text(p.rate)} items/s", f"{p.errors} errors"]
+    if limit is not None:
+        parts.append(f"concurrency {limit.limit}/{limit.ceiling}")
+    if p.cached:
+        parts.append(f"{p.cached} of {p.replies} replies cached")
+    return " · ".join(parts + [f"ETA {eta}"])
+
+
+async def _bar(prepared: api.PreparedRun, task: Any) -> None:
+    """The rich progress bar, polled on a timer (a terminal)."""
+    import asyncio
+
+    runner = prepared.runner
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]} items/s  acc {task.fields[acc]:.1%}  err {task.fields[errors]}  "
+                   "j {task.fields[j]}"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=err, transient=False) as bar:
+        bar_id = bar.add_task(prepared.store.label, total=None, rate=rate_text(0.0), acc=0.0, errors=0, j="")
+        while True:
+            p = runner.progress
+            bar.update(bar_id, total=p.total, completed=p.done, rate=rate_text(p.rate), acc=p.accuracy,
+                       errors=p.errors, j=f"{p.concurrency}/{runner.concurrency}")
+            if task.done():
+                return
+            await asyncio.wait({task}, timeout=0.1)
+
+
+async def _plain(prepared: api.PreparedRun, task: Any) -> None:
+    """A plain progress line on stderr every few seconds, and one at the end (logs, CI, nohup)."""
+    import asyncio
+
+    label = f"run {prepared.store.label}"
+    while True:
+        await asyncio.wait({task}, timeout=PLAIN_EVERY)
+        print(progress_line(label, prepared.runner.progress), file=sys.stderr, flush=True)
+        if task.done():
+            return
+
+
+async def watch(prepared: api.PreparedRun, quiet: bool) -> Any:
+    """Run, shown as a bar on a terminal, as plain lines off one, not at all with ``quiet``."""
+    import asyncio
+
+    task = asyncio.create_task(prepared.runner.run())
+    try:
+        if quiet:
+            return await task
+        await (_bar(prepared, task) if err.is_terminal or err.file.isatty() else _plain(prepared, task))
+        return await task
+    finally:
+        if not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+
 async def drive(prepared: api.PreparedRun, quiet: bool) -> Any:
-    """Run with a progress bar polled on a timer; Ctrl-C/SIGTERM stop cleanly for resume.
+    """Run with its progress shown (``watch``); Ctrl-C/SIGTERM stop cleanly for resume.
 
     A stop cancels the items in flight (``Runner.cancel``), so it takes effect between two
     tokens of a local model or at once for a remote one, not when the reply is done.
@@ -73,27 +146,8 @@ async def drive(prepared: api.PreparedRun, quiet: bool) -> Any:
             loop.add_signal_handler(sig, runner.cancel)
         except (NotImplementedError, RuntimeError):
             pass
-    task = asyncio.create_task(runner.run())
     try:
-        if quiet or not err.is_terminal and not err.file.isatty():
-            return await task
-        columns = (
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[rate]} items/s  acc {task.fields[acc]:.1%}  err {task.fields[errors]}"),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-        )
-        with Progress(*columns, console=err, transient=False) as bar:
-            bar_id = bar.add_task(prepared.store.label, total=None, rate=rate_text(0.0), acc=0.0, errors=0)
-            while not task.done():
-                p = runner.progress
-                bar.update(bar_id, total=p.total, completed=p.done, rate=rate_text(p.rate), acc=p.accuracy, errors=p.errors)
-                await asyncio.wait({task}, timeout=0.1)
-            p = runner.progress
-            bar.update(bar_id, total=p.total, completed=p.done, rate=rate_text(p.rate), acc=p.accuracy, errors=p.errors)
-        return await task
+        return await watch(prepared, quiet)
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):
             try:
@@ -122,12 +176,33 @@ def finish_run(prepared: api.PreparedRun, progress: Any, as_json: bool) -> int:
     if progress.cancelled:
         err.print(f"stopped; `n2f resume {store.label}` finishes it")
         return 130
-    if progress.budget_reached and store.pending_indices():
-        err.print(f"stopped at the budget ({usage_of(summary)}); `n2f resume {store.label}` finishes it")
     if progress.errors:
         raise RuntimeFailure(
             f"{progress.errors} item(s) ended in status error (infrastructure); `n2f resume {store.label}` retries them"
         )
+    if progress.budget_reached and store.pending_indices():
+        err.print(f"stopped at the budget ({usage_of(summary)}); `n2f resume {store.label}` finishes it")
+        return BUDGET_EXIT
+    return 0
+
+
+def print_dry_run(args: argparse.Namespace, config: Any) -> int:
+    plan = api.plan_run(args.engine, args.settings, model=args.model or config.default_model, seed=args.seed,
+                        limit=args.limit, config=config)
+    if args.json:
+        print(json.dumps(plan.to_json(), ensure_ascii=False))
+        return 0
+    cost = ("no price in the config" if plan.cost_min is None else
+            f"${plan.cost_min:.4f}" + (f" to ${plan.cost_max:.4f}" if plan.cost_max is not None else ""))
+    replies = "-" if plan.completion_tokens_max is None else f"at most {plan.completion_tokens_max:,}"
+    for line in (f"dry run: {plan.engine} on {plan.model}, nothing sent",
+                 f"items          {plan.items:,}  ({plan.model_steps} model step(s) each)",
+                 f"prompt chars   {plan.prompt_chars:,}",
+                 f"prompt tokens  ~{plan.prompt_tokens:,}",
+                 f"reply tokens   {replies}",
+                 f"cost           {cost}",
+                 f"({plan.basis})"):
+        print(line)
     return 0
 
 
@@ -137,6 +212,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from sessions.config import load_config
 
     config = load_config()
+    if args.dry_run:
+        return print_dry_run(args, config)
 
     async def main() -> tuple[api.PreparedRun, Any]:
         prepared = await api.prepare_run(
@@ -150,6 +227,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             config=config,
             max_tokens=args.max_tokens,
             max_cost=args.max_cost,
+            service=service_of(args),
         )
         return prepared, await drive(prepared, args.quiet)
 

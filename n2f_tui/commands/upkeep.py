@@ -9,13 +9,13 @@ from typing import Any
 from rich.table import Table
 
 from engines import engine_names
-from n2f_tui.commands.common import budget_options, err, out
-from n2f_tui.commands.running import drive, finish_run
+from n2f_tui.commands.common import budget_options, err, out, service_of, service_options
+from n2f_tui.commands.running import drive, finish_run, watch
 from n2f_tui.plain import print_table
 from n2f_tui.render import safe_text
 from sessions import api
 from sessions.annotations import resolve_annotator
-from sessions.errors import RuntimeFailure
+from sessions.errors import InputError, RuntimeFailure
 from sessions.store import RunStore
 
 
@@ -27,6 +27,7 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--json", action="store_true")
     p.add_argument("-q", "--quiet", action="store_true")
     budget_options(p)
+    service_options(p)
 
     p = sub.add_parser("smoke", help="a small seeded sample of every engine through one model, one table")
     p.add_argument("-m", "--model", default=None, help="the model to check (as for run)")
@@ -37,6 +38,7 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("-s", "--set", dest="settings", action="append", default=[], metavar="K=V",
                    help="a setting for every engine that has it (e.g. max_tokens=256)")
     p.add_argument("--json", action="store_true", help="print the rows as JSON")
+    service_options(p)
 
     p = sub.add_parser("rescore", help="re-score stored outputs with the current scorer (no model calls)")
     p.add_argument("run")
@@ -52,6 +54,14 @@ def add_parsers(sub: Any) -> None:
                    help="the SDK's HTTP transport to measure (repeatable; default both)")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
 
+    p = sub.add_parser("cache", help="the response cache: what it holds, and clearing it")
+    cache = p.add_subparsers(dest="cache_command", required=True, parser_class=type(p))
+    q = cache.add_parser("info", help="where the cache is, how many replies per model, how old")
+    q.add_argument("--json", action="store_true")
+    q = cache.add_parser("clear", help="delete cached replies (all, or those of one model, or older ones)")
+    q.add_argument("--model", default=None, metavar="M", help="only this model's replies (its name as sent, e.g. gpt-4o-mini)")
+    q.add_argument("--older-than", default=None, metavar="AGE", help="only replies older than AGE (7d, 12h, 30m)")
+
     p = sub.add_parser("tui", help="the inspector (what bare `n2f` opens), optionally on one run")
     p.add_argument("run", nargs="?", default=None, help="a run id, name, unique id prefix or `last`")
     p.add_argument("--blind", action="store_true", help="label without seeing automatic tags (b toggles)")
@@ -63,7 +73,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
     async def main() -> tuple[api.PreparedRun, Any]:
         prepared = await api.prepare_resume(args.run, concurrency=args.concurrency, max_tokens=args.max_tokens,
-                                            max_cost=args.max_cost)
+                                            max_cost=args.max_cost, service=service_of(args))
         return prepared, await drive(prepared, args.quiet)
 
     prepared, progress = asyncio.run(main())
@@ -71,7 +81,18 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
-    """``n2f`` and ``n2f tui [RUN]``: the inspector; with no runs yet it starts the offline demo live."""
+    """``n2f`` and ``n2f tui [RUN]``: the inspector; with no runs yet it starts the offline demo live.
+
+    Without a terminal (a pipe, CI, nohup) a full-screen app would draw escape codes nobody
+    sees and never end: bare ``n2f`` prints the help instead, and both exit with status 2."""
+    import sys
+
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        if args.command is None:
+            from n2f_tui.cli import build_parser
+
+            build_parser().print_help(sys.stderr)
+        raise InputError("the inspector needs a terminal; `n2f --help` lists the headless commands")
     run = getattr(args, "run", None)
     if run:
         run = RunStore.open(run).id  # a bad reference is one clear line and exit status 2, before the screen
@@ -111,6 +132,11 @@ def _concurrency_table(report: Any) -> Table:
     return table
 
 
+async def _smoke_lines(prepared: Any) -> Any:
+    """Off a terminal, a smoke run prints its plain progress lines as ``run`` does."""
+    return await watch(prepared, quiet=False)
+
+
 def cmd_smoke(args: argparse.Namespace) -> int:
     import asyncio
 
@@ -119,7 +145,8 @@ def cmd_smoke(args: argparse.Namespace) -> int:
 
     config = load_config()
     group, rows = asyncio.run(run_smoke(args.model or config.default_model, args.limit, args.seed, args.engines, config,
-                                        args.settings))
+                                        args.settings, service=service_of(args),
+                                        watch=None if err.is_terminal else _smoke_lines))
     if args.json:
         print(json.dumps({"group": group, "runs": [r.to_json() for r in rows]}, ensure_ascii=False))
     else:
@@ -152,4 +179,33 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 
-COMMANDS = {"resume": cmd_resume, "smoke": cmd_smoke, "rescore": cmd_rescore, "bench": cmd_bench, "tui": cmd_tui}
+def _when(stamp: float | None) -> str:
+    import time
+
+    return "-" if stamp is None else time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp))
+
+
+def cmd_cache(args: argparse.Namespace) -> int:
+    from sessions.config import load_config
+    from sessions.service import age_seconds, open_cache
+
+    config = load_config()
+    older = age_seconds(args.older_than) if getattr(args, "older_than", None) else None
+    with open_cache(config) as cache:
+        if args.cache_command == "clear":
+            deleted = cache.clear(model=args.model, older_than=older)
+            err.print(f"cache {cache.path}: {deleted} repl{'y' if deleted == 1 else 'ies'} deleted")
+            return 0
+        info = cache.info()
+    if args.json:
+        print(json.dumps(info, ensure_ascii=False))
+        return 0
+    expire = f"after {config.cache_expire_days:g} days" if config.cache_expire else "never ([cache] expire_days)"
+    out.print(f"cache    {info['path']}\nreplies  {info['entries']:,} ({info['bytes'] / 1e6:.1f} MB)\n"
+              f"oldest   {_when(info['oldest'])}\nnewest   {_when(info['newest'])}\nexpire   {expire}", markup=False)
+    for model, count in info["models"].items():
+        out.print(f"  {count:>8,}  {model or '(unnamed)'}", markup=False)
+    return 0
+
+
+COMMANDS = {"resume": cmd_resume, "cache": cmd_cache, "smoke": cmd_smoke, "rescore": cmd_rescore, "bench": cmd_bench, "tui": cmd_tui}

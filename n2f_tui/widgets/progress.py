@@ -29,7 +29,8 @@ def bar(done: int, total: int, width: int = BAR) -> Text:
 def progress_text(meta: dict[str, Any], counts: dict[str, int], total: int, status: str, live: Any = None,
                   metrics: dict[str, Any] | None = None, description: str = "defaults",
                   usage: Any = None, price: Any = None, formats: Formats = LIVE) -> Text:
-    """Three lines: the run, the progress and tokens, the metrics (``live``: the runner's Progress;
+    """Three lines: the run, the progress and tokens, the metrics (``live``: the runner's Progress, with
+    its adaptive concurrency limit over ``-j``;
     ``description``: what differs from the defaults (``sessions.describe``); ``usage``: a
     ``sessions.usage.Usage``, shown once there are tokens, with the cost given a ``price``)."""
     text = Text()
@@ -47,6 +48,10 @@ def progress_text(meta: dict[str, Any], counts: dict[str, int], total: int, stat
     if live is not None:
         text.append(f"  {formats.rate(live.rate)}  ETA {formats.duration(live.eta)}  "
                     f"elapsed {formats.duration(live.elapsed)}")
+        limit = getattr(live, "limit", None)
+        if limit is not None:  # below -j once the server pushed back
+            text.append(f"  concurrency {limit.limit}/{limit.ceiling}",
+                        style="yellow" if limit.limit < limit.ceiling else "dim")
     for key in STATUSES:
         if counts.get(key):
             text.append(f"  {key} {counts[key]}", style=STATUS_STYLE[key])

