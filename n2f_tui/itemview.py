@@ -33,6 +33,7 @@ class Extent:
 
     fold: Fold | None
     cap: bool = True
+    marks: bool = True  # long tokens broken to the width with a mark (the inspector); False: whole (the CLI)
 
 
 def heading(title: str) -> Text:
@@ -97,6 +98,37 @@ def structured(value: Any, extent: Extent) -> Text:
     return text
 
 
+MIN_INPUT = 8  # characters: a shorter input (a setting's word) may occur anywhere in a prompt's wording
+
+
+def question_of(detail: Any) -> str:
+    """The item's own question: the last user message of its first model step, from the line where the
+    item's own input occurs last (worked examples before it stay in the full prompt), with the line
+    before it when that is a heading (``Instructions:``, ``[FORMULA]``); the whole message when no
+    input occurs in it (16 samples as a grid)."""
+    messages = next((step["messages"] for step in detail.prompts if step.get("messages")), [])
+    users = [str(m.get("content", "")) for m in messages if m.get("role") == "user"]
+    if not users:
+        return ""
+    content = users[-1]
+    found = [content.rfind(v.strip()) for v in detail.item.inputs.values()
+             if isinstance(v, str) and len(v.strip()) >= MIN_INPUT]
+    at = max(found, default=-1)
+    if at <= 0:
+        return content
+    start = content.rfind("\n", 0, at) + 1
+    before = content.rfind("\n", 0, max(0, start - 1)) + 1
+    heading_line = content[before:start].strip()
+    if start and heading_line.endswith((":", "]")) and len(heading_line) <= 40:
+        start = before
+    return content[start:].strip()
+
+
+def question_parts(detail: Any, extent: Extent) -> list[RenderableType]:
+    question = question_of(detail)
+    return [heading("Question"), body(question, extent)] if question else []
+
+
 def prompt_parts(detail: Any, extent: Extent) -> list[RenderableType]:
     parts: list[RenderableType] = []
     for step in detail.prompts:
@@ -149,8 +181,8 @@ def view_parts(views: list[View], extent: Extent) -> list[RenderableType]:
     parts: list[RenderableType] = []
     if others:
         parts.append(heading("Engine views"))
-        parts += [render_view(bounded(v, extent), extent.fold) for v in others]
+        parts += [render_view(bounded(v, extent), extent.fold, extent.marks) for v in others]
     if trees:
         parts.append(heading("Parsed structure"))
-        parts += [render_view(bounded(v, extent), extent.fold) for v in trees]
+        parts += [render_view(bounded(v, extent), extent.fold, extent.marks) for v in trees]
     return parts

@@ -170,12 +170,23 @@ class RunState:
 
     def apply(self, fresh: dict[int, dict[str, Any]]) -> None:
         """Take newly finished records (from the runner) into the state."""
+        self.take({i: summary_of(r) for i, r in fresh.items()})
+
+    def follow(self) -> tuple[bool, list[int]]:
+        """What another process wrote to the run since the last look (``RunStore.follow``): whether
+        its metadata (status) changed, and the items with a new result, taken into the state."""
+        meta_changed, fresh = self.store.follow()
+        self.take(fresh)
+        return meta_changed, sorted(fresh)
+
+    def take(self, fresh: dict[int, dict[str, Any]]) -> None:
+        """New result summaries into the records, the token totals and the rows' versions."""
         if not fresh:
             return
-        for index, record in fresh.items():
+        for index, summary in fresh.items():
             self.usage.add_record(self.records.get(index), -1)
-            self.usage.add_record(record)
-        self.records.update((i, summary_of(r)) for i, r in fresh.items())
+            self.usage.add_record(summary)
+        self.records.update(fresh)
         for index in fresh:
             self.versions[index] = self.versions.get(index, 0) + 1
             self._haystack.pop(index, None)

@@ -90,8 +90,19 @@ class ResultsLog:
         """Item index -> latest summary (with ``at``/``len``); reads only the index's new lines."""
         if not self.index_path.exists() and self._read_legacy():
             return {i: {**summary_of(r), "legacy": True} for i, r in self._legacy.items()}  # type: ignore[union-attr]
-        fresh = read_from(self.index_path, self._read_to)
-        lines, used = complete_lines(fresh)
+        self.tail()
+        return self._summaries
+
+    def tail(self) -> dict[int, dict[str, Any]]:
+        """The summaries appended since the last look (item index -> summary), taken into ``summaries``.
+
+        What a reader following another process's run calls when the index grew: it parses
+        the new lines only, so following a 10,000-item run costs its batches, not its size.
+        """
+        fresh: dict[int, dict[str, Any]] = {}
+        if not self.index_path.exists():
+            return fresh
+        lines, used = complete_lines(read_from(self.index_path, self._read_to))
         if lines:
             try:  # one parse of the whole batch: a 100,000-line index in a fifth of the time of line by line
                 parsed = json.loads(b"[" + b",".join(lines) + b"]")
@@ -103,9 +114,10 @@ class ResultsLog:
                 if scores is not None and len(scores) <= SHARED_SCORES:
                     summary["scores"] = shared.setdefault(tuple(scores.items()), scores)
                 summary["status"] = intern(summary.get("status", "error"))
-                target[summary.pop("i")] = summary
+                fresh[summary.pop("i")] = summary
+            target.update(fresh)
         self._read_to += used
-        return self._summaries
+        return fresh
 
     def record(self, index: int) -> dict[str, Any] | None:
         """One item's full record, parsing nothing else of the run.

@@ -22,7 +22,7 @@ from textual.worker import get_current_worker
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
-from textual.widgets import Footer
+from textual.widgets import Footer, Static
 
 from engines.core import ItemResult
 from n2f_tui.screens.base import AppScreen
@@ -46,8 +46,9 @@ STREAM_TICK = 0.1  # seconds between redraws of the focused item's reply while i
 
 class RunScreen(AnnotationActions, LiveRunActions, AppScreen):
     DEFAULT_CSS = """
+    RunScreen #run-state { height: auto; padding: 0 1; background: $panel-darken-1; }
     RunScreen #body { layout: horizontal; height: 1fr; }
-    RunScreen #items { width: 46; height: 1fr; border: round $panel-lighten-2; }
+    RunScreen #items { width: 30%; min-width: 46; height: 1fr; border: round $panel-lighten-2; }
     RunScreen #items:focus { border: round $accent; }
     RunScreen DetailView { width: 1fr; }
     RunScreen.-narrow #body { layout: vertical; }
@@ -116,6 +117,7 @@ class RunScreen(AnnotationActions, LiveRunActions, AppScreen):
 
     def compose(self) -> ComposeResult:
         yield RunHeader(id="header")
+        yield Static("", id="run-state", markup=False)
         with Container(id="body"):
             yield VirtualList(self.render_row, self.row_key, empty="no items match", id="items")
             yield DetailView(id="detail")
@@ -175,7 +177,10 @@ class RunScreen(AnnotationActions, LiveRunActions, AppScreen):
         return item_row(self.state, self._ids, self.state.order[position], width)
 
     def update_list_title(self) -> None:
-        self.vlist.border_title = list_title(self.state)
+        """The list's count on its border; the run's state (whose labels, filter, search, sort) on its own line."""
+        listed = len(self.state.order)
+        self.vlist.border_title = f"{listed} items" if listed == self.state.total else f"{listed} of {self.state.total}"
+        self.query_one("#run-state", Static).update(list_title(self.state))
 
     def status_word(self) -> str:
         job = self.job
