@@ -57,19 +57,19 @@ def longest_token(text: Text | str) -> int:
 
 @dataclass
 class Fitted:
-    """A part built when Rich knows its width: ``build(width)`` (``None``: tokens whole, at their natural
-    width). ``fixed`` parts (a grid of cells) cannot wrap: a pane scrolls sideways to them instead."""
+    """A part built when Rich knows its width: ``build(width, marks)``, where ``marks`` says whether a
+    token may be broken (with ``MARK``) to fit or must stay whole, the part then wider than ``width``.
+    A ``fixed`` part (a grid of cells) cannot wrap: a pane scrolls sideways to it instead."""
 
-    build: Callable[[int | None], RenderableType]
+    build: Callable[[int, bool], RenderableType]
     marks: bool = True
     fixed: bool = False
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield self.build(options.max_width if self.marks and not self.fixed else None)
+        yield self.build(options.max_width, self.marks and not self.fixed)
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
-        width = options.max_width if self.marks and not self.fixed else None
-        return Measurement.get(console, options, self.build(width))
+        return Measurement.get(console, options, self.build(options.max_width, self.marks and not self.fixed))
 
 
 def shares(needs: list[int], room: int) -> list[int]:
@@ -93,26 +93,46 @@ def table_overhead(columns: int, boxed: bool, padding: int = 1, edge: bool = Tru
     return borders + 2 * padding * columns
 
 
-def fit_cells(header: list[Text], rows: list[list[Text]], width: int | None, overhead: int) -> list[list[Text]]:
-    """The header and rows with each column's long tokens broken to its share of ``width`` (None: whole)."""
-    table = [header] + rows if header else rows
-    if width is None or not table:
+def widths_within(least: list[int], natural: list[int], room: int) -> list[int]:
+    """Column widths between each column's least and natural width, the widest cut first to fit ``room``
+    (each at its least when even that does not fit: the table is then wider than ``room``)."""
+    widths = [max(a, b) for a, b in zip(least, natural)]
+    if sum(widths) <= room:
+        return widths
+    low, high = 1, max(widths)
+    while low < high:  # the largest cap that fits
+        cap = (low + high + 1) // 2
+        if sum(max(a, min(b, cap)) for a, b in zip(least, natural)) <= room:
+            low = cap
+        else:
+            high = cap - 1
+    return [max(a, min(b, low)) for a, b in zip(least, natural)]
+
+
+def line_width(text: Text) -> int:
+    return max((len(line) for line in text.plain.split("\n")), default=0)
+
+
+def fitted_table(table: Table, header: list[Text], rows: list[list[Text]], width: int, marks: bool) -> Table:
+    """``table`` (its columns not added yet) filled with ``header`` and ``rows``, each column given a
+    fixed width so that the table fits ``width``: Rich's own squeezing ignores how narrow a column
+    may go and folds or ends cells in "…". With ``marks`` a column's long tokens are first broken
+    to its share; without, a column is never narrower than its longest token."""
+    table_rows = [header] + rows if header else rows
+    columns = max((len(r) for r in table_rows), default=0)
+    if not columns:
         return table
-    columns = max(len(r) for r in table)
-    needs = [max((longest_token(r[c]) for r in table if c < len(r)), default=1) for c in range(columns)]
-    limits = shares(needs, width - overhead)
-    return [[break_tokens(cell, limits[c]) if needs[c] > limits[c] else cell for c, cell in enumerate(row)]
-            for row in table]
-
-
-def fitted_table(table: Table, header: list[Text], rows: list[list[Text]], width: int | None) -> Table:
-    """``table`` (its columns not added yet) filled with ``header`` and ``rows`` fitted to ``width``."""
-    boxed = table.box is not None
-    overhead = table_overhead(len(header or (rows[0] if rows else [])), boxed, edge=table.show_edge)
-    cells = fit_cells(header, rows, width, overhead)
-    body = cells[1:] if header else cells
-    for title in (cells[0] if header else [Text("")] * (len(body[0]) if body else 0)):
-        table.add_column(title, overflow="fold")
-    for row in body:
+    room = width - table_overhead(columns, table.box is not None, edge=table.show_edge)
+    cells = [list(r) + [Text("")] * (columns - len(r)) for r in table_rows]
+    tokens = [max(longest_token(r[c]) for r in cells) for c in range(columns)]
+    least = shares(tokens, room) if marks else tokens
+    if marks:
+        cells = [[break_tokens(cell, least[c]) if tokens[c] > least[c] else cell for c, cell in enumerate(r)]
+                 for r in cells]
+    natural = [max(line_width(r[c]) for r in cells) for c in range(columns)]
+    widths = widths_within(least, natural, room)
+    for c in range(columns):
+        table.add_column(cells[0][c] if header else "", width=max(1, widths[c]), overflow="fold")
+    for row in cells[1:] if header else cells:
         table.add_row(*row)
     return table

@@ -44,7 +44,7 @@ def least_width(console: Console, renderable: RenderableType) -> int:
     """The fewest columns ``renderable`` needs to cut none of its words. Rich measures a panel by its
     content's widest line, not its narrowest: a panel is its content's least width plus its frame."""
     if isinstance(renderable, Fitted):
-        return least_width(console, renderable.build(None))
+        return least_width(console, renderable.build(console.width, False))
     if isinstance(renderable, Panel):
         _, right, _, left = Padding.unpack(renderable.padding)
         return least_width(console, renderable.renderable) + left + right + 2

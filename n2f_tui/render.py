@@ -64,34 +64,35 @@ def render_view(view: View, fold: Fold | None = None, marks: bool = True) -> Ren
     kind, data = view.kind, view.data
     if kind == "grid":
         grid = Panel(safe_text("\n".join("".join(map(str, row)) for row in data)), title=view.title, title_align="left")
-        return Fitted(lambda width: grid, fixed=True)
+        return Fitted(lambda width, marks: grid, fixed=True)
     if kind == "chart":
-        return Fitted(lambda width: render_bars(view.title, data.get("series", {}), data.get("unit", ""), width),
-                      marks=marks)
+        return Fitted(lambda width, marks: render_bars(view.title, data.get("series", {}), data.get("unit", ""),
+                                                       width), marks=marks)
     build = {"table": _table, "key-value": _key_value, "tree": _tree, "diff": _diff}.get(kind, _text_panel)
-    return Fitted(lambda width: build(view, fold, width), marks=marks)
+    return Fitted(lambda width, marks: build(view, fold, width, marks), marks=marks)
 
 
-def _table(view: View, fold: Fold | None, width: int | None) -> RenderableType:
+def _table(view: View, fold: Fold | None, width: int, marks: bool) -> RenderableType:
     rows = list(view.data.get("rows", []))
     table = RichTable(title=view.title, show_lines=False, expand=False)
     shown = rows[: fold.rows] if fold else rows
     fitted_table(table, [safe_text(c) for c in view.data.get("columns", [])],
-                 [[safe_text(cell) for cell in row] for row in shown], width)
+                 [[safe_text(cell) for cell in row] for row in shown], width, marks)
     if fold and len(rows) > fold.rows:
         table.caption = fold.note(len(rows) - fold.rows, "rows")
     return table
 
 
-def _key_value(view: View, fold: Fold | None, width: int | None) -> RenderableType:
+def _key_value(view: View, fold: Fold | None, width: int, marks: bool) -> RenderableType:
     table = RichTable(title=view.title, show_header=False, box=None)
-    fitted_table(table, [], [[safe_text(key, style="bold"), safe_text(value)] for key, value in view.data], width)
+    fitted_table(table, [], [[safe_text(key, style="bold"), safe_text(value)] for key, value in view.data], width,
+                 marks)
     return table
 
 
-def _tree(view: View, fold: Fold | None, width: int | None) -> RenderableType:
+def _tree(view: View, fold: Fold | None, width: int, marks: bool) -> RenderableType:
     def fit(text: Text, depth: int) -> Text:  # the panel's border and padding, then a guide per level
-        return text if width is None else break_tokens(text, width - 4 - 4 * depth)
+        return break_tokens(text, width - 4 - 4 * depth) if marks else text
 
     data = view.data
     tree = Tree(fit(safe_text(data.get("label", view.title), style="bold"), 0))
@@ -100,22 +101,24 @@ def _tree(view: View, fold: Fold | None, width: int | None) -> RenderableType:
     return Panel(body, title=view.title, title_align="left")
 
 
-def _diff(view: View, fold: Fold | None, width: int | None) -> RenderableType:
+def _diff(view: View, fold: Fold | None, width: int, marks: bool) -> RenderableType:
     data = view.data
-    half = None if width is None else width // 2 - 5  # two panels side by side, each with border and padding
+    half = width // 2 - 5  # two panels side by side, each with its border and padding
 
     def side(key: str, title: str) -> Panel:
         text = safe_text(data.get(key, ""))
-        return Panel(text if half is None else break_tokens(text, half), title=safe_text(data.get(title, key)))
+        return Panel(break_tokens(text, half) if marks else text, title=safe_text(data.get(title, key)))
 
-    return Group(Text(view.title, style="bold"),
-                 Columns([side("left", "left_title"), side("right", "right_title")], equal=True, expand=True))
+    left, right = side("left", "left_title"), side("right", "right_title")
+    if not marks:  # whole values (the CLI): one above the other, each as wide as its longest word
+        return Group(Text(view.title, style="bold"), left, right)
+    return Group(Text(view.title, style="bold"), Columns([left, right], equal=True, expand=True))
 
 
-def _text_panel(view: View, fold: Fold | None, width: int | None) -> RenderableType:
+def _text_panel(view: View, fold: Fold | None, width: int, marks: bool) -> RenderableType:
     data = view.data
     text = clipped(data, len(str(data)), fold.lines, fold.hint) if fold else safe_text(data)
-    return Panel(text if width is None else break_tokens(text, width - 4), title=view.title, title_align="left")
+    return Panel(break_tokens(text, width - 4) if marks else text, title=view.title, title_align="left")
 
 
 def clipped(value: Any, max_chars: int = MAX_CHARS, max_lines: int = MAX_LINES, hint: str = "") -> Text:

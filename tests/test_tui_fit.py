@@ -41,9 +41,18 @@ def store_home(tmp_path_factory):
     return home
 
 
+class StillClock:
+    """The logic engine's verdict view shows the solver's time: a snapshot must not depend on it."""
+
+    @staticmethod
+    def perf_counter() -> float:
+        return 0.0
+
+
 @pytest.fixture
 def runs(store_home, monkeypatch):
     monkeypatch.setenv("N2F_HOME", str(store_home))
+    monkeypatch.setattr("engines.logic.solver.time", StillClock)
 
 
 def joined(text: str) -> str:
