@@ -78,6 +78,7 @@ class ResultsLog:
         self._summaries: dict[int, dict[str, Any]] = {}
         self._shared_scores: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
         self._read_to = 0  # bytes of the index parsed so far
+        self._unfollowed: dict[int, dict[str, Any]] = {}  # read since the last ``take_unfollowed``
         self._legacy: dict[int, dict[str, Any]] | None = None
         self._fd_records: int | None = None
         self._fd_index: int | None = None
@@ -93,12 +94,19 @@ class ResultsLog:
         self.tail()
         return self._summaries
 
-    def tail(self) -> dict[int, dict[str, Any]]:
-        """The summaries appended since the last look (item index -> summary), taken into ``summaries``.
+    def take_unfollowed(self) -> dict[int, dict[str, Any]]:
+        """The summaries read since the last call, whoever made them be read (item index -> summary).
 
-        What a reader following another process's run calls when the index grew: it parses
-        the new lines only, so following a 10,000-item run costs its batches, not its size.
+        What a reader following another process's run calls when the index grew: only the new
+        lines are parsed, so following a 10,000-item run costs its batches, not its size; lines
+        a report or a lookup read meanwhile (``summaries``) are handed over too, not lost.
         """
+        self.tail()
+        taken, self._unfollowed = self._unfollowed, {}
+        return taken
+
+    def tail(self) -> dict[int, dict[str, Any]]:
+        """The summaries appended since the last look (item index -> summary), taken into ``summaries``."""
         fresh: dict[int, dict[str, Any]] = {}
         if not self.index_path.exists():
             return fresh
@@ -116,6 +124,7 @@ class ResultsLog:
                 summary["status"] = intern(summary.get("status", "error"))
                 fresh[summary.pop("i")] = summary
             target.update(fresh)
+            self._unfollowed.update(fresh)
         self._read_to += used
         return fresh
 
@@ -199,7 +208,7 @@ class ResultsLog:
         _, used = complete_lines(data)
         if used != len(data):
             os.truncate(self.index_path, used)
-        self._summaries, self._read_to = {}, 0
+        self._summaries, self._read_to, self._unfollowed = {}, 0, {}
         summaries = self.summaries()
         self._end = max((s["at"] + s["len"] + 1 for s in summaries.values()), default=0)
         if self.records_path.exists() and self.records_path.stat().st_size > self._end:

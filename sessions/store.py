@@ -270,7 +270,7 @@ class RunStore:
                 self._followed = None
                 meta_changed = False
         with self._log_lock:
-            fresh = self._log.tail()
+            fresh = self._log.take_unfollowed()
         return meta_changed, fresh
 
     def summary(self) -> RunSummary:

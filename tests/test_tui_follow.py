@@ -85,6 +85,9 @@ async def test_run_screen_follows_a_headless_run_to_its_final_counts():
                     and all(f"{k} {v}" in text for k, v in counts.items() if v)
                     and screen.state.counts()["pending"] == 0)
 
-        await until(pilot, final_shown, timeout=FOLLOW_WITHIN)
+        try:
+            await until(pilot, final_shown, timeout=FOLLOW_WITHIN)
+        except AssertionError:
+            raise AssertionError(f"not the final counts {counts}: {header()!r}") from None
         assert time.monotonic() - seen_gone < FOLLOW_WITHIN
         assert screen.vlist.count == ITEMS
