@@ -40,7 +40,7 @@ from sessions.describe import describe_run
 from sessions.errors import N2FError
 from sessions.store import RunStore
 
-TICK = 0.25
+TICK = 0.5  # seconds between looks at the run: results taken, rows and header redrawn
 STREAM_TICK = 0.1  # seconds between redraws of the focused item's reply while it streams
 
 

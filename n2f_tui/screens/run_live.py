@@ -1,6 +1,6 @@
 """The run screen while its run goes on, and the keys that drive the run (pause, cancel, resume).
 
-A timer (every 0.25 s) takes the records the runner finished since the last tick, redraws
+A timer (every half second) takes the records the runner finished since the last tick, redraws
 the visible rows and the header, and the detail if its item changed: nothing is done per
 item, so a thousand items a second cost four redraws a second. The engine's headline
 metrics are recomputed in a thread, at most every two seconds.
