@@ -124,9 +124,18 @@ def question_of(detail: Any) -> str:
     return content[start:].strip()
 
 
+QUESTION_LINES = 10  # folded, a question longer than this (16 samples as grids) shows its head
+
+
 def question_parts(detail: Any, extent: Extent) -> list[RenderableType]:
+    """The item's own question; folded, a long one is cut to its head (the full prompt comes last)."""
     question = question_of(detail)
-    return [heading("Question"), body(question, extent)] if question else []
+    if not question:
+        return []
+    if extent.fold is not None:
+        return [heading("Question"), clipped(question, MAX_CHARS, QUESTION_LINES,
+                                             "the whole prompt is at the end; o shows all")]
+    return [heading("Question"), body(question, extent)]
 
 
 def prompt_parts(detail: Any, extent: Extent) -> list[RenderableType]:

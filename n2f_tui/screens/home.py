@@ -51,6 +51,8 @@ class HomeScreen(AppScreen):
         Binding("R", "report", "Report"),
         Binding("j", "cursor(1)", "Down", show=False),
         Binding("k", "cursor(-1)", "Up", show=False),
+        Binding("g", "cursor_to(0)", "First run", show=False),
+        Binding("G", "cursor_to(-1)", "Last run", show=False),
     ]
 
     def __init__(self) -> None:
@@ -228,6 +230,8 @@ class HomeScreen(AppScreen):
             text.append_text(safe_text(f"{run_id}  ", style="bold"))
         text.append_text(safe_text(f"{meta.get('engine')} · {meta.get('model')} · seed {meta.get('seed')} · "
                                    f"{meta.get('total')} items · {meta.get('status')}"))
+        if meta.get("name") == "demo" and str(meta.get("model", "")).startswith("sim"):
+            text.append("  the demo: a simulated model, no real one called · n starts your own run", style="italic cyan")
         text.append("\n")
         description = describe_run(meta)
         text.append_text(safe_text(f"changes: {description.text}"
@@ -255,6 +259,10 @@ class HomeScreen(AppScreen):
     def action_cursor(self, delta: int) -> None:
         table = self.query_one(DataTable)
         table.move_cursor(row=max(0, table.cursor_row + delta))
+
+    def action_cursor_to(self, row: int) -> None:
+        table = self.query_one(DataTable)
+        table.move_cursor(row=row if row >= 0 else max(0, table.row_count - 1))
 
     def action_open(self) -> None:
         meta = self.selected()

@@ -150,6 +150,11 @@ class RunScreen(AnnotationActions, LiveRunActions, AppScreen):
         return self.n2f.jobs.get(self.run_id)
 
     @property
+    def refused_actions(self) -> set[str]:
+        """Keys that would only be refused now, left out of ``?``: accepting automatic tags in blind mode."""
+        return {"accept"} if self.state.blind else set()
+
+    @property
     def vlist(self) -> VirtualList:
         return self.query_one(VirtualList)
 
@@ -217,13 +222,14 @@ class RunScreen(AnnotationActions, LiveRunActions, AppScreen):
             return
         state = self.state
         key = (index, state.versions.get(index, 0))
-        if key == detail.shown:
+        position = f"{self.vlist.cursor + 1}/{len(state.order)}" + (
+            f" of {state.total}" if len(state.order) != state.total else "")
+        if key == detail.shown:  # the same item, maybe at another place in the list (a filter cleared)
+            detail.move_position(position)
             return
         record = state.record(index)
         info = api.item_detail(state.store, index, record or {}, annotations=state.annotation_events(index),
                                scored=False)
-        position = f"{self.vlist.cursor + 1}/{len(state.order)}" + (
-            f" of {state.total}" if len(state.order) != state.total else "")
         detail.show(info, state.tags(index, record), position, state.score_key, key)
         self._scoring = key if info.needs_scoring else None
         if info.needs_scoring:  # once the stored parts are painted: the worker's thread would slow that paint
@@ -325,9 +331,12 @@ class RunScreen(AnnotationActions, LiveRunActions, AppScreen):
         self.app.push_screen(ChoiceDialog("Show items", self.state.filter_choices(), self.state.filter), done)
 
     def action_sort(self) -> None:
-        self.state.cycle_sort()
-        self.relist()
-        self.notify(f"sorted by {self.state.sort}", timeout=1.5)
+        def done(key: str | None) -> None:
+            if key:
+                self.state.set_sort(key)
+                self.relist()
+
+        self.app.push_screen(ChoiceDialog("Sort items by", self.state.sort_choices(), self.state.sort), done)
 
     def action_back(self) -> None:
         """Escape: a filter or search in force is cleared first (and says so); else back to the runs."""

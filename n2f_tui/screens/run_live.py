@@ -2,7 +2,7 @@
 
 A timer (every half second) takes the records the runner finished since the last tick, redraws
 the visible rows and the header, and the detail if its item changed: nothing is done per
-item, so a thousand items a second cost four redraws a second. The engine's headline
+item, so a thousand items a second cost two redraws a second. The engine's headline
 metrics are recomputed in a thread, at most every two seconds.
 """
 

@@ -206,6 +206,17 @@ class DetailView(Container):
         self._draw_columns(detail, home)
         self.call_after_refresh(self._first_paint_done, key, home)
 
+    def move_position(self, position: str) -> None:
+        """The item shown is now at ``position`` of the list (``3/323`` after ``1/17 of 323``): its head redrawn."""
+        if self._last is None or self._last[2] == position:
+            return
+        detail, tags, _, score_key, key = self._last
+        self._last = (detail, tags, position, score_key, key)
+        self._head = head_text(detail, tags, position, score_key)
+        self.query_one("#detail-head", Pane).update(self._head, home=False)
+        if self.stacked:
+            self._draw_columns(self._columns_of or detail, home=False)
+
     def show_scored(self, detail: Any, key: tuple[int, int]) -> None:
         """The verdict of the item shown came in: drawn now if the item was painted, else just after."""
         if self.shown != key or self._last is None:

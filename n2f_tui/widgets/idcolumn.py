@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 ROW_FIXED = 9  # columns of a list row besides the id and the chips: glyph, score
 MIN_ID = 12
-CHIP_ROOM = 16  # a row keeps this much room for chips before it shortens the ids
+CHIP_ROOM = 32  # a row keeps this much room for chips (the longest tag code whole) before it shortens the ids
 SEPARATOR = "-"
 
 

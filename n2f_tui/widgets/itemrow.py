@@ -46,8 +46,12 @@ def item_row(state: RunState, ids: IdColumn, index: int, width: int) -> Text:
 
 
 def list_title(state: RunState) -> Text:
-    """How many items are listed, the study's progress, whose labels, and the filter, search and sort in force."""
+    """The run's state line: what the demo is (on the demo run), how many items are listed, the study's
+    progress, whose labels, and the filter, search and sort in force."""
     parts = [f"{len(state.order)} items"]
+    meta = state.store.meta
+    if meta.get("name") == "demo" and str(meta.get("model", "")).startswith("sim"):  # what a newcomer lands on
+        parts.insert(0, "demo: DEDC on a simulated model, no real model called · Escape, then n: your own run")
     if state.study:
         done, total = state.study_progress()
         parts.append(f"study {done}/{total}")
