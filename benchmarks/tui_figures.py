@@ -15,6 +15,8 @@ and ``big`` (``-s repeat=31``: 10,013 items).
 - filter and search on ``big``: from the filter or search taking effect (what the dialog's
   Enter does: ``state.set_filter``/``set_query``, then ``relist``) to the list painted;
   the search twice, cold (its text index built) and warm.
+- following another process: a headless 300-item ``n2f run`` watched from the home list and
+  from its run screen, seconds from its exit to its final counts on screen.
 - form against headless: ``n2f run dedc -s repeat=31 -m sim`` in a fresh process (its
   in-run items/s), and the same run started from the new-run form in a fresh app (its
   runner's items/s, and the seconds the form spent on "starting…").
@@ -122,11 +124,49 @@ async def from_the_form() -> dict:
     return figures
 
 
+async def follow_lag(items: int = 300) -> dict:
+    """A headless ``n2f run`` in another process, watched from the home list and from its run screen:
+    seconds from the writer's exit (seen by polling it) to its final counts on each screen."""
+    from textual.widgets import DataTable
+
+    from n2f_tui.app import N2FApp
+    from sessions.store import RunStore, list_run_meta
+    from tui_open import wait_for
+
+    lags = {}
+    for where in ("home", "run"):
+        name = f"followed-{where}"
+        writer = subprocess.Popen([sys.executable, "-m", "n2f_tui", "run", "dedc", "-n", str(items), "-m",
+                                   "sim:latency=0.02", "-j", "8", "--name", name, "-q"], cwd=ROOT,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        app = N2FApp(demo=False)
+        async with app.run_test(size=SIZE):
+            await wait_for(lambda: any(m.get("name") == name for m in list_run_meta()), timeout=60)
+            if where == "run":
+                app.open_run(name)
+            await wait_for(lambda: type(app.screen).__name__ == ("RunScreen" if where == "run" else "HomeScreen")
+                           and (where == "run" or any(m.get("name") == name for m in app.screen.metas)), timeout=30)
+            await wait_for(lambda: writer.poll() is not None, timeout=300)
+            gone = time.perf_counter()
+            done = RunStore.open(name).summary().done
+            if where == "home":
+                run_id = next(m["id"] for m in app.screen.metas if m.get("name") == name)
+                cell = lambda: app.screen.query_one(DataTable).get_cell(run_id, "progress").plain  # noqa: E731
+                await wait_for(lambda: cell().startswith(f"{done}/{items} finished"), timeout=30)
+            else:
+                await wait_for(lambda: app.screen.state.counts()["pending"] == 0
+                               and "finished" in str(app.screen.query_one("#header").render()), timeout=30)
+            lags[where] = time.perf_counter() - gone
+    return lags
+
+
 def child(what: str, started_wall: float) -> None:
     """One measurement in this fresh process; prints JSON."""
     if what in ("small", "big"):
         app_only, painted = asyncio.run(first_paint(what))
         print(json.dumps({"app": app_only, "wall": painted - started_wall}))
+    elif what == "follow":
+        print(json.dumps(asyncio.run(follow_lag())))
     elif what == "keys":
         print(json.dumps(asyncio.run(keys_filter_search())))
     else:
@@ -165,6 +205,11 @@ def report(repeats: int) -> None:
           f"({', '.join(f'{r:.0f}' for r in headless)}); from the form median {rate:.0f} items/s "
           f"({', '.join(f'{r:.0f}' for r in rates)}) = {100 * rate / statistics.median(headless):.0f}% "
           f"of headless; the form on \"starting…\" median {statistics.median(r['starting'] for r in form):.1f} s")
+    follows = [measure("follow") for _ in range(repeats)]
+    pairs = ", ".join(f"{f['home']:.2f}/{f['run']:.2f}" for f in follows)
+    print("a headless run's final counts on screen after it ends: home list median "
+          f"{median_ms([f['home'] for f in follows])}, run screen median {median_ms([f['run'] for f in follows])} "
+          f"(home/run: {pairs} s)")
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 

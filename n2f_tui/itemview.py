@@ -22,6 +22,7 @@ from rich.text import Text
 
 from engines.core import View
 from n2f_tui.render import MAX_CHARS, MAX_LINES, Fold, clipped, render_view, safe_text
+from n2f_tui.toolview import tool_tables
 
 INLINE_JSON = 100  # characters: a structured value this short is shown as is, a longer one summarised
 
@@ -155,11 +156,19 @@ def output_parts(outputs: list[str], steps: list[dict[str, Any]], extent: Extent
         step = steps[index] if index < len(steps) else {}
         if _is_tool(steps, index):
             parts.append(heading(f"Tool result: {step.get('tool') or 'tool'} (step {step.get('step', index + 1)})"))
-            parts.append(structured(output, extent))
+            tables = tool_tables(_parsed(output), extent.marks) if extent.fold is None and extent.cap else None
+            parts += tables if tables is not None else [structured(output, extent)]
         else:
             parts.append(heading(f"Output: {step.get('step', index + 1)}" if models > 1 else "Output (raw)"))
             parts.append(body(output, extent))
     return parts
+
+
+def _parsed(output: str) -> Any:
+    try:
+        return json.loads(output) if output[:1] in "{[" else None
+    except ValueError:
+        return None
 
 
 def _is_tool(steps: list[dict[str, Any]], index: int) -> bool:
