@@ -22,6 +22,7 @@ from rich.text import Text
 
 from engines.core import View
 from n2f_tui.render import MAX_CHARS, MAX_LINES, Fold, clipped, render_view, safe_text
+from n2f_tui.toolview import tool_tables
 
 INLINE_JSON = 100  # characters: a structured value this short is shown as is, a longer one summarised
 
@@ -33,6 +34,7 @@ class Extent:
 
     fold: Fold | None
     cap: bool = True
+    marks: bool = True  # long tokens broken to the width with a mark (the inspector); False: whole (the CLI)
 
 
 def heading(title: str) -> Text:
@@ -97,6 +99,46 @@ def structured(value: Any, extent: Extent) -> Text:
     return text
 
 
+MIN_INPUT = 8  # characters: a shorter input (a setting's word) may occur anywhere in a prompt's wording
+
+
+def question_of(detail: Any) -> str:
+    """The item's own question: the last user message of its first model step, from the line where the
+    item's own input occurs last (worked examples before it stay in the full prompt), with the line
+    before it when that is a heading (``Instructions:``, ``[FORMULA]``); the whole message when no
+    input occurs in it (16 samples as a grid)."""
+    messages = next((step["messages"] for step in detail.prompts if step.get("messages")), [])
+    users = [str(m.get("content", "")) for m in messages if m.get("role") == "user"]
+    if not users:
+        return ""
+    content = users[-1]
+    found = [content.rfind(v.strip()) for v in detail.item.inputs.values()
+             if isinstance(v, str) and len(v.strip()) >= MIN_INPUT]
+    at = max(found, default=-1)
+    if at <= 0:
+        return content
+    start = content.rfind("\n", 0, at) + 1
+    before = content.rfind("\n", 0, max(0, start - 1)) + 1
+    heading_line = content[before:start].strip()
+    if start and heading_line.endswith((":", "]")) and len(heading_line) <= 40:
+        start = before
+    return content[start:].strip()
+
+
+QUESTION_LINES = 10  # folded, a question longer than this (16 samples as grids) shows its head
+
+
+def question_parts(detail: Any, extent: Extent) -> list[RenderableType]:
+    """The item's own question; folded, a long one is cut to its head (the full prompt comes last)."""
+    question = question_of(detail)
+    if not question:
+        return []
+    if extent.fold is not None:
+        return [heading("Question"), clipped(question, MAX_CHARS, QUESTION_LINES,
+                                             "the whole prompt is at the end; o shows all")]
+    return [heading("Question"), body(question, extent)]
+
+
 def prompt_parts(detail: Any, extent: Extent) -> list[RenderableType]:
     parts: list[RenderableType] = []
     for step in detail.prompts:
@@ -114,11 +156,19 @@ def output_parts(outputs: list[str], steps: list[dict[str, Any]], extent: Extent
         step = steps[index] if index < len(steps) else {}
         if _is_tool(steps, index):
             parts.append(heading(f"Tool result: {step.get('tool') or 'tool'} (step {step.get('step', index + 1)})"))
-            parts.append(structured(output, extent))
+            tables = tool_tables(_parsed(output), extent.marks) if extent.fold is None and extent.cap else None
+            parts += tables if tables is not None else [structured(output, extent)]
         else:
             parts.append(heading(f"Output: {step.get('step', index + 1)}" if models > 1 else "Output (raw)"))
             parts.append(body(output, extent))
     return parts
+
+
+def _parsed(output: str) -> Any:
+    try:
+        return json.loads(output) if output[:1] in "{[" else None
+    except ValueError:
+        return None
 
 
 def _is_tool(steps: list[dict[str, Any]], index: int) -> bool:
@@ -149,8 +199,8 @@ def view_parts(views: list[View], extent: Extent) -> list[RenderableType]:
     parts: list[RenderableType] = []
     if others:
         parts.append(heading("Engine views"))
-        parts += [render_view(bounded(v, extent), extent.fold) for v in others]
+        parts += [render_view(bounded(v, extent), extent.fold, extent.marks) for v in others]
     if trees:
         parts.append(heading("Parsed structure"))
-        parts += [render_view(bounded(v, extent), extent.fold) for v in trees]
+        parts += [render_view(bounded(v, extent), extent.fold, extent.marks) for v in trees]
     return parts

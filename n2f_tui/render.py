@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from rich.columns import Columns
 from rich.console import Group, RenderableType
@@ -19,6 +19,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from engines.core import Report, View
+from n2f_tui.fit import MIN_PIECE, Fitted, break_tokens, fitted_table
 
 # C0/C1 controls (tab and newline kept) and the bidi controls that reorder what follows them
 # (U+202E would show a reply's text backwards: "Trojan Source")
@@ -57,41 +58,68 @@ class Fold:
         return Text(f"… {hidden:,} more {what}" + (f" ({self.hint})" if self.hint else ""), style="italic yellow")
 
 
-def render_view(view: View, fold: Fold | None = None) -> RenderableType:
-    """One engine view; with ``fold``, a long one shows its head and says how much more there is."""
+def render_view(view: View, fold: Fold | None = None, marks: bool = True) -> RenderableType:
+    """One engine view fitted to the width it is drawn at (``fit.Fitted``: long tokens broken with a mark;
+    ``marks=False`` keeps them whole for the CLI); with ``fold``, a long one shows its head and says how
+    much more there is. A grid cannot wrap: it keeps its natural width."""
     kind, data = view.kind, view.data
-    if kind == "table":
-        rows = list(data.get("rows", []))
-        table = RichTable(title=view.title, show_lines=False, expand=False)
-        for column in data.get("columns", []):
-            table.add_column(safe_text(column))
-        for row in rows[: fold.rows] if fold else rows:
-            table.add_row(*(safe_text(cell) for cell in row))
-        if fold and len(rows) > fold.rows:
-            table.caption = fold.note(len(rows) - fold.rows, "rows")
-        return table
-    if kind == "key-value":
-        table = RichTable(title=view.title, show_header=False, box=None)
-        table.add_column(style="bold")
-        table.add_column()
-        for key, value in data:
-            table.add_row(safe_text(key), safe_text(value))
-        return table
-    if kind == "tree":
-        tree = Tree(safe_text(data.get("label", view.title), style="bold"))
-        hidden = _grow(tree, data.get("children", []), [fold.rows if fold else -1])
-        body: RenderableType = Group(tree, fold.note(hidden, "nodes")) if fold and hidden else tree
-        return Panel(body, title=view.title, title_align="left")
-    if kind == "diff":
-        left = Panel(safe_text(data.get("left", "")), title=safe_text(data.get("left_title", "output")))
-        right = Panel(safe_text(data.get("right", "")), title=safe_text(data.get("right_title", "gold")))
-        return Group(Text(view.title, style="bold"), Columns([left, right], equal=True, expand=True))
     if kind == "grid":
-        return Panel(safe_text("\n".join("".join(map(str, row)) for row in data)), title=view.title, title_align="left")
+        grid = Panel(safe_text("\n".join("".join(map(str, row)) for row in data)), title=view.title, title_align="left")
+        return Fitted(lambda width, marks: grid, fixed=True)
     if kind == "chart":
-        return render_bars(view.title, data.get("series", {}), data.get("unit", ""))
-    body = clipped(data, len(str(data)), fold.lines, fold.hint) if fold else safe_text(data)
+        return Fitted(lambda width, marks: render_bars(view.title, data.get("series", {}), data.get("unit", ""),
+                                                       width), marks=marks)
+    build = {"table": _table, "key-value": _key_value, "tree": _tree, "diff": _diff}.get(kind, _text_panel)
+    return Fitted(lambda width, marks: build(view, fold, width, marks), marks=marks)
+
+
+def _table(view: View, fold: Fold | None, width: int, marks: bool) -> RenderableType:
+    rows = list(view.data.get("rows", []))
+    table = RichTable(title=view.title, show_lines=False, expand=False)
+    shown = rows[: fold.rows] if fold else rows
+    fitted_table(table, [safe_text(c) for c in view.data.get("columns", [])],
+                 [[safe_text(cell) for cell in row] for row in shown], width, marks)
+    if fold and len(rows) > fold.rows:
+        table.caption = fold.note(len(rows) - fold.rows, "rows")
+    return table
+
+
+def _key_value(view: View, fold: Fold | None, width: int, marks: bool) -> RenderableType:
+    table = RichTable(title=view.title, show_header=False, box=None)
+    fitted_table(table, [], [[safe_text(key, style="bold"), safe_text(value)] for key, value in view.data], width,
+                 marks)
+    return table
+
+
+def _tree(view: View, fold: Fold | None, width: int, marks: bool) -> RenderableType:
+    def fit(text: Text, depth: int) -> Text:  # the panel's border and padding, then a guide per level
+        return break_tokens(text, width - 4 - 4 * depth) if marks else text
+
+    data = view.data
+    tree = Tree(fit(safe_text(data.get("label", view.title), style="bold"), 0))
+    hidden = _grow(tree, data.get("children", []), [fold.rows if fold else -1], fit, 1)
+    body: RenderableType = Group(tree, fold.note(hidden, "nodes")) if fold and hidden else tree
     return Panel(body, title=view.title, title_align="left")
+
+
+def _diff(view: View, fold: Fold | None, width: int, marks: bool) -> RenderableType:
+    data = view.data
+    half = width // 2 - 5  # two panels side by side, each with its border and padding
+
+    def side(key: str, title: str) -> Panel:
+        text = safe_text(data.get(key, ""))
+        return Panel(break_tokens(text, half) if marks else text, title=safe_text(data.get(title, key)))
+
+    left, right = side("left", "left_title"), side("right", "right_title")
+    if not marks:  # whole values (the CLI): one above the other, each as wide as its longest word
+        return Group(Text(view.title, style="bold"), left, right)
+    return Group(Text(view.title, style="bold"), Columns([left, right], equal=True, expand=True))
+
+
+def _text_panel(view: View, fold: Fold | None, width: int, marks: bool) -> RenderableType:
+    data = view.data
+    text = clipped(data, len(str(data)), fold.lines, fold.hint) if fold else safe_text(data)
+    return Panel(break_tokens(text, width - 4) if marks else text, title=view.title, title_align="left")
 
 
 def clipped(value: Any, max_chars: int = MAX_CHARS, max_lines: int = MAX_LINES, hint: str = "") -> Text:
@@ -111,13 +139,14 @@ def clipped(value: Any, max_chars: int = MAX_CHARS, max_lines: int = MAX_LINES, 
     return text
 
 
-def _grow(root: Tree, children: list[Any], budget: list[int]) -> int:
-    """Add ``children`` under ``root`` while ``budget[0]`` nodes remain (-1: no limit); returns how many were
-    left out. A loop, not recursion: view data of any depth draws (rich lays out the levels it is given)."""
+def _grow(root: Tree, children: list[Any], budget: list[int], fit: Callable[[Text, int], Text], depth: int) -> int:
+    """Add ``children`` under ``root`` while ``budget[0]`` nodes remain (-1: no limit), each label fitted
+    to its depth (``depth`` is the first level's); returns how many were left out. A loop, not recursion:
+    view data of any depth draws (rich lays out the levels it is given)."""
     hidden = 0
-    stack: list[tuple[Tree, list[Any]]] = [(root, list(children)[::-1])]
+    stack: list[tuple[Tree, list[Any], int]] = [(root, list(children)[::-1], depth)]
     while stack:
-        node, todo = stack[-1]
+        node, todo, level = stack[-1]
         if not todo:
             stack.pop()
             continue
@@ -127,9 +156,9 @@ def _grow(root: Tree, children: list[Any], budget: list[int]) -> int:
             hidden += 1 + _count(grandchildren)
             continue
         budget[0] -= 1
-        branch = node.add(safe_text(child.get("label", "") if isinstance(child, dict) else child))
+        branch = node.add(fit(safe_text(child.get("label", "") if isinstance(child, dict) else child), level))
         if grandchildren:
-            stack.append((branch, list(grandchildren)[::-1]))
+            stack.append((branch, list(grandchildren)[::-1], level + 1))
     return hidden
 
 
@@ -144,16 +173,26 @@ def _count(children: list[Any]) -> int:
     return total
 
 
-def render_bars(title: str, series: dict[str, float], unit: str = "", width: int = 40) -> RenderableType:
-    """A horizontal bar chart drawn with block characters."""
+BAR = 40  # cells of the longest bar when there is room
+
+
+def render_bars(title: str, series: dict[str, float], unit: str = "", width: int | None = None,
+                bar: int = BAR) -> RenderableType:
+    """A horizontal bar chart drawn with block characters, its bars (``bar`` cells at most) shortened to fit ``width``."""
     table = RichTable(title=title, show_header=False, box=None)
-    table.add_column(justify="right")
+    table.add_column(justify="right", overflow="fold")
     table.add_column()
-    table.add_column(justify="right")
+    table.add_column(justify="right", no_wrap=True)
+    values = [f"{value:g}{unit}" for value in series.values()]
+    labels = [safe_text(label) for label in series]
+    bar_room = bar
+    if width is not None:
+        label_room = min(max((len(t) for t in labels), default=0), max(MIN_PIECE, width // 3))
+        labels = [break_tokens(t, label_room) for t in labels]
+        bar_room = max(4, min(bar, width - label_room - max(map(len, values), default=0) - 6))
     top = max((abs(v) for v in series.values()), default=0) or 1
-    for label, value in series.items():
-        bar = "█" * max(0, round(width * abs(value) / top))
-        table.add_row(safe_text(label), Text(bar, style="cyan"), f"{value:g}{unit}")
+    for label, value, shown in zip(labels, series.values(), values):
+        table.add_row(label, Text("█" * max(0, round(bar_room * abs(value) / top)), style="cyan"), shown)
     return table
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from engines.core import STATUSES, Item, OnDemand, Tag, TagType
+from n2f_tui.finding import FIELD, SORT_FIELD, ItemFields, filter_choices
 from sessions import api
 from sessions.annotations import AnnotationLog, ItemMarks
 from sessions.results_log import summary_of
@@ -21,7 +22,6 @@ from sessions.usage import Usage, run_usage
 
 WRONG = ("wrong", "unparseable", "scorer_error", "error")
 STATUS_RANK = {"error": 0, "scorer_error": 1, "unparseable": 2, "wrong": 3, "correct": 4, "pending": 5}
-SORTS = ("index", "status", "score")
 
 
 @dataclass
@@ -104,6 +104,7 @@ class RunState:
         self.order: list[int] = list(range(len(self.ids)))
         self.versions: dict[int, int] = {}  # bumped when an item's row must be redrawn
         self._haystack: dict[int, str] = {}
+        self._fields: ItemFields | None = None
         self.score_key = self.engine.main_score
         self._taxonomy: list[TagType] | None = None
         self._labels: dict[str, str] | None = None
@@ -170,12 +171,23 @@ class RunState:
 
     def apply(self, fresh: dict[int, dict[str, Any]]) -> None:
         """Take newly finished records (from the runner) into the state."""
+        self.take({i: summary_of(r) for i, r in fresh.items()})
+
+    def follow(self) -> tuple[bool, list[int]]:
+        """What another process wrote to the run since the last look (``RunStore.follow``): whether
+        its metadata (status) changed, and the items with a new result, taken into the state."""
+        meta_changed, fresh = self.store.follow()
+        self.take(fresh)
+        return meta_changed, sorted(fresh)
+
+    def take(self, fresh: dict[int, dict[str, Any]]) -> None:
+        """New result summaries into the records, the token totals and the rows' versions."""
         if not fresh:
             return
-        for index, record in fresh.items():
+        for index, summary in fresh.items():
             self.usage.add_record(self.records.get(index), -1)
-            self.usage.add_record(record)
-        self.records.update((i, summary_of(r)) for i, r in fresh.items())
+            self.usage.add_record(summary)
+        self.records.update(fresh)
         for index in fresh:
             self.versions[index] = self.versions.get(index, 0) + 1
             self._haystack.pop(index, None)
@@ -255,8 +267,19 @@ class RunState:
 
     # --------------------------------------------------------- filter and sort
 
+    @property
+    def fields(self) -> ItemFields:
+        """The items' meta fields (read from the run's brief file on first use)."""
+        if self._fields is None:
+            self._fields = ItemFields.of(b["meta"] for b in self.store.briefs())
+        return self._fields
+
     def filter_choices(self) -> list[tuple[str, str]]:
-        """(key, label) pairs for the filter dialog."""
+        """(key, label with the count of items it keeps) pairs for the filter dialog (``finding``)."""
+        return filter_choices(self)
+
+    def filter_keys(self) -> list[tuple[str, str]]:
+        """The filter's keys with their labels, before counts."""
         choices = [("all", "all items"), ("not-correct", f"not correct ({', '.join(WRONG)})")]
         choices += [(s, f"status {s}") for s in (*STATUSES, "pending")]
         choices += [("annotated", "annotated by you"), ("unreviewed", "not correct and not reviewed by you"),
@@ -273,7 +296,7 @@ class RunState:
         choices += [(f"tag:{code}", f"tag {code} ({labels.get(code, code)})") for code in ordered]
         return choices
 
-    def _keep(self, index: int) -> bool:
+    def keeps(self, index: int) -> bool:
         f = self.filter
         if f != "all":
             status = self.status(index)
@@ -299,6 +322,13 @@ class RunState:
             elif f.startswith("tag:"):
                 if self.blind or f[4:] not in self.tags(index).codes:
                     return False
+            elif f.startswith(FIELD):
+                if not self.fields.matches(f, index):
+                    return False
+            elif f.startswith("reviewer:"):
+                mark = self.annotations.marks(f[9:]).get(self.ids[index])
+                if not (mark and mark.reviewed):
+                    return False
         if self.query and self.query not in self.haystack(index):
             return False
         return True
@@ -318,12 +348,14 @@ class RunState:
     def recompute(self) -> list[int]:
         indices: Iterable[int] = range(self.total)
         if self.filter != "all" or self.query:
-            indices = [i for i in indices if self._keep(i)]
+            indices = [i for i in indices if self.keeps(i)]
         order = list(indices)
         if self.sort == "status":
             order.sort(key=lambda i: (STATUS_RANK.get(self.status(i), 5), i))
         elif self.sort == "score":
             order.sort(key=lambda i: (s if (s := self.main_score(i)) is not None else float("inf"), i))
+        elif self.sort.startswith(SORT_FIELD):
+            order.sort(key=lambda i: (self.fields.sort_value(self.sort, i), i))
         self.order = order
         return order
 
@@ -335,10 +367,14 @@ class RunState:
         self.query = query.strip().lower()
         self.recompute()
 
-    def cycle_sort(self) -> str:
-        self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
+    def sort_choices(self) -> list[tuple[str, str]]:
+        """Every order the list can take: index, status, score, then each item field."""
+        return [("index", "run order"), ("status", "status (errors first)"),
+                ("score", f"score ({self.score_key}, lowest first)")] + self.fields.sort_choices()
+
+    def set_sort(self, key: str) -> None:
+        self.sort = key
         self.recompute()
-        return self.sort
 
     def next_wrong(self, position: int, step: int) -> int | None:
         """The position in ``order`` of the next (step=1) or previous (-1) wrong item."""

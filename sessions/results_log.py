@@ -94,6 +94,7 @@ class ResultsLog:
         self._summaries: dict[int, dict[str, Any]] = {}
         self._shared_scores: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
         self._read_to = 0  # bytes of the index parsed so far
+        self._unfollowed: dict[int, dict[str, Any]] = {}  # read since the last ``take_unfollowed``
         self._legacy: dict[int, dict[str, Any]] | None = None
         self._fd_records: int | None = None
         self._fd_index: int | None = None
@@ -108,8 +109,26 @@ class ResultsLog:
         """Item index -> latest summary (with ``at``/``len``); reads only the index's new lines."""
         if not self.index_path.exists() and self._read_legacy():
             return {i: {**summary_of(r), "legacy": True} for i, r in self._legacy.items()}  # type: ignore[union-attr]
-        fresh = read_from(self.index_path, self._read_to)
-        lines, used = complete_lines(fresh)
+        self.tail()
+        return self._summaries
+
+    def take_unfollowed(self) -> dict[int, dict[str, Any]]:
+        """The summaries read since the last call, whoever made them be read (item index -> summary).
+
+        What a reader following another process's run calls when the index grew: only the new
+        lines are parsed, so following a 10,000-item run costs its batches, not its size; lines
+        a report or a lookup read meanwhile (``summaries``) are handed over too, not lost.
+        """
+        self.tail()
+        taken, self._unfollowed = self._unfollowed, {}
+        return taken
+
+    def tail(self) -> dict[int, dict[str, Any]]:
+        """The summaries appended since the last look (item index -> summary), taken into ``summaries``."""
+        fresh: dict[int, dict[str, Any]] = {}
+        if not self.index_path.exists():
+            return fresh
+        lines, used = complete_lines(read_from(self.index_path, self._read_to))
         if lines:
             try:  # one parse of the whole batch: a 100,000-line index in a fifth of the time of line by line
                 parsed = json.loads(b"[" + b",".join(lines) + b"]")
@@ -125,9 +144,11 @@ class ResultsLog:
                 if scores is not None and len(scores) <= SHARED_SCORES:
                     summary["scores"] = shared.setdefault(tuple(scores.items()), scores)
                 summary["status"] = intern(summary.get("status", "error"))
-                target[summary.pop("i")] = summary
+                fresh[summary.pop("i")] = summary
+            target.update(fresh)
+            self._unfollowed.update(fresh)
         self._read_to += used
-        return self._summaries
+        return fresh
 
     def record(self, index: int) -> dict[str, Any] | None:
         """One item's full record, parsing nothing else of the run.
@@ -218,7 +239,7 @@ class ResultsLog:
             self._convert_legacy()
         cut_torn_tail(self.index_path)
         cut_after(self.index_path, self._index_end_within(self._records_size()))
-        self._summaries, self._read_to, self.damage = {}, 0, ""
+        self._summaries, self._read_to, self.damage, self._unfollowed = {}, 0, "", {}
         summaries = self.summaries()
         self._end = max((s["at"] + s["len"] + 1 for s in summaries.values()), default=0)
         if self._records_size() > self._end:

@@ -35,7 +35,7 @@ from sessions.annotations import AnnotationLog
 from sessions.errors import InputError, RuntimeFailure
 from sessions.files import atomic_write_text, clean_dead_temp_files, now_iso
 from sessions.paths import ensure_writable, runs_dir
-from sessions.results_log import ResultsLog, summary_of
+from sessions.results_log import INDEX, LEGACY, ResultsLog, summary_of
 from sessions.run_index import list_run_meta, resolve_run, validate_name
 from sessions.run_items import RunItems, write_items
 from sessions.run_summary import RunSummary, summarize
@@ -68,6 +68,7 @@ class RunStore:
         self._buffer_lock = threading.Lock()
         self._log_lock = threading.Lock()
         self._lock_handle: Any = None
+        self._followed: tuple[tuple[int, int], ...] | None = None  # run_signature at the last ``follow``
         self.item_files = RunItems(folder, self.meta.get("engine", ""), self.label)
 
     # ---------------------------------------------------------------- creation
@@ -264,6 +265,25 @@ class RunStore:
         """What reading the results found damaged (a results.jsonl shorter than its index), or ``""``."""
         return self._log.damage
 
+    def follow(self) -> tuple[bool, dict[int, dict[str, Any]]]:
+        """What another process wrote since the last call: (the metadata changed and was re-read,
+        the result summaries appended meanwhile). A stat of the files a writer changes first: when
+        none changed nothing is read, so a reader may call this every second on any run."""
+        signature = run_signature(self.folder)
+        if signature == self._followed:
+            return False, {}
+        meta_changed = self._followed is None or signature[0] != self._followed[0]
+        self._followed = signature
+        if meta_changed:
+            try:
+                self.meta = self._read_meta()
+            except InputError:  # being replaced this instant: read again on the next look
+                self._followed = None
+                meta_changed = False
+        with self._log_lock:
+            fresh = self._log.take_unfollowed()
+        return meta_changed, fresh
+
     def summary(self) -> RunSummary:
         """Done count, errors, accuracy and token usage, from the summaries alone (home screen, ``n2f runs``)."""
         return summarize(self.summaries())
@@ -329,6 +349,24 @@ def _overwrite_in_place(path: Path, data: bytes) -> bool:
     except OSError:
         return False
     return True
+
+
+# ------------------------------------------------------------------ following runs
+
+WATCHED = ("meta.json", INDEX, LEGACY)  # what a run's writer changes: status and counts, its results
+
+
+def run_signature(folder: Path) -> tuple[tuple[int, int], ...]:
+    """(size, change time in ns) of each file in ``WATCHED``; (-1, -1) for one not there."""
+    stamps = []
+    for name in WATCHED:
+        try:
+            stat = os.stat(folder / name)
+        except OSError:
+            stamps.append((-1, -1))
+        else:
+            stamps.append((stat.st_size, stat.st_mtime_ns))
+    return tuple(stamps)
 
 
 # ------------------------------------------------------------------ finding runs

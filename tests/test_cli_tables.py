@@ -10,7 +10,7 @@ import re
 from rich.console import Console
 from rich.table import Table
 
-from n2f_tui.plain import print_table
+from n2f_tui.plain import print_whole
 from n2f_tui.render import _fmt
 from test_cli import n2f
 
@@ -57,11 +57,11 @@ def test_a_table_wider_than_the_terminal_prints_plain_and_whole():
     table.add_row("x" * 70, "96.123456")
     buffer = io.StringIO()
     console = Console(file=buffer, width=40, force_terminal=True, color_system=None)
-    print_table(console, table)
+    print_whole(console, table)
     assert "x" * 70 in buffer.getvalue() and "96.123456" in buffer.getvalue()
     assert "│" not in buffer.getvalue() and console.width == 40
     fits = io.StringIO()
-    print_table(Console(file=fits, width=120, force_terminal=True, color_system=None), table)
+    print_whole(Console(file=fits, width=120, force_terminal=True, color_system=None), table)
     assert "│" in fits.getvalue()  # a table that fits a terminal keeps its box
 
 

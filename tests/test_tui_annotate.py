@@ -182,4 +182,4 @@ async def test_the_run_screen_shows_tags_another_process_adds():
         row = screen.render_row(screen.vlist.cursor).plain
         assert row != row_before and ("redundancy" in row or "+1" in row)  # a chip, whole or counted
         assert "variable_misuse" not in screen.state.tags(index).manual  # carol's label is hers, not bob's
-        assert "labels of bob" in str(screen.vlist.border_title)
+        assert "labels of bob" in str(screen.query_one("#run-state").render())

@@ -26,7 +26,7 @@ async def test_blind_mode_hides_every_automatic_tag_and_b_reveals_them():
         assert tagged  # the run has automatic tags to hide
         assert not any(visible_codes(screen.render_row(p).plain, codes) for p in range(len(state.order)))
         assert not [key for key, _ in state.filter_choices() if key.startswith("tag:")]
-        assert "blind" in str(screen.vlist.border_title) and "labels of ada" in str(screen.vlist.border_title)
+        assert "blind" in str(screen.query_one("#run-state").render()) and "labels of ada" in str(screen.query_one("#run-state").render())
         for position in tagged:
             screen.move_to(position)
             await pilot.pause()
@@ -89,7 +89,7 @@ async def test_labelling_twenty_study_items_blind_at_80x24_one_key_per_move_and_
             await pilot.press("d")  # done: on to the next unlabelled item
             await pilot.pause()
         assert state.study_progress() == (20, 20)
-        assert "study 20/20" in str(screen.vlist.border_title)
+        assert "study 20/20" in str(screen.query_one("#run-state").render())
     log = RunStore.open("labelling").annotations()
     events = log.events()
     assert {e["item"] for e in events} == set(chosen) and all(e["blind"] and e["annotator"] == "ada" for e in events)

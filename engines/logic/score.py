@@ -195,7 +195,8 @@ def _figure_table(label: str, results: Sequence[ItemResult]) -> tuple[Table, lis
     table = Table(name, f"Round-trip accuracy by number of operators ({label})",
                   columns + ["unknown", "unparseable"], rows,
                   note="operators: ∧/∨ for propositional formulas, ¬/∧/∨ for first-order ones (as the paper's "
-                       "x-axes); unknown = solver timeouts, counted as not correct")
+                       "x-axes); unknown = Z3 spent its resource budget (rlimit) without a verdict, "
+                       "counted as not correct")
     charts = [Chart(f"{name} accuracy", f"Accuracy % by operators ({label})", accuracy_series, "%")]
     if propositional:
         charts.append(Chart(f"{name} truth table", f"Truth-table agreement % by operators ({label})", tt_series, "%"))

@@ -10,7 +10,7 @@ from rich.panel import Panel
 
 from engines import engine_names
 from n2f_tui.figures import render_report_head
-from n2f_tui.plain import print_table
+from n2f_tui.plain import print_whole
 from n2f_tui.render import render_paper, render_report_tables
 from sessions import api
 
@@ -51,4 +51,4 @@ def engine_options(p: argparse.ArgumentParser) -> None:
 def print_report(report: Any, summary: dict[str, Any]) -> None:
     out.print(Panel(render_report_head(summary), title="report", title_align="left"))
     for renderable in render_report_tables(report) + render_paper(summary.get("paper")):
-        print_table(out, renderable)
+        print_whole(out, renderable)

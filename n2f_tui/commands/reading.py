@@ -14,7 +14,7 @@ from rich.table import Table
 from engines import engine_names
 from n2f_tui.commands.common import err, out, print_report
 from n2f_tui.itemview import Extent, gold_parts, output_parts, prompt_parts, view_parts
-from n2f_tui.plain import print_table
+from n2f_tui.plain import print_whole
 from n2f_tui.render import Fold, render_papers_listing, render_view, safe_text, status_text
 from sessions import api
 from sessions.errors import InputError
@@ -60,7 +60,7 @@ def cmd_papers(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(entries, ensure_ascii=False))
     else:
-        print_table(out, render_papers_listing(entries))
+        print_whole(out, render_papers_listing(entries))
     return 0
 
 
@@ -103,7 +103,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
         status = f"{r['status']}: {r['damage']}" if r["damage"] else r["status"]
         table.add_row(*(safe_text(v) for v in (r["id"], r["name"], r["engine"], r["model"], r["changes"],
                                                f"{r['done']}/{r['total']}", acc, tokens, cost, status, r["created"])))
-    print_table(out, table)
+    print_whole(out, table)
     return 0
 
 
@@ -119,7 +119,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
-SHOW_FOLDED = Extent(Fold(rows=20, lines=40, hint="n2f show --full prints all"))
+SHOW_FOLDED = Extent(Fold(rows=20, lines=40, hint="n2f show --full prints all"), marks=False)
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -134,25 +134,22 @@ def cmd_show(args: argparse.Namespace) -> int:
             "verdict": verdict.to_json() if verdict else None, "annotations": detail.annotations,
         }, ensure_ascii=False))
         return 0
-    extent = Extent(None, cap=False) if args.full else SHOW_FOLDED
-    out.print(Panel(safe_text(detail.item.id), title=f"{store.label} item {index + 1}/{store.total}",
-                    subtitle=status_text(detail.status)))
+    extent = Extent(None, cap=False, marks=False) if args.full else SHOW_FOLDED
+    print_whole(out, Panel(safe_text(detail.item.id), title=f"{store.label} item {index + 1}/{store.total}",
+                           subtitle=status_text(detail.status)))
     parts = prompt_parts(detail, extent) + output_parts(list((record or {}).get("outputs", [])), detail.prompts, extent)
     parts += gold_parts(detail.item.gold, extent)
-    for part in parts:
-        out.print(part)
     if record and record.get("error"):
-        out.print(Panel(safe_text(record["error"]), title="error", style="yellow"))
+        parts.append(Panel(safe_text(record["error"]), title="error", style="yellow"))
     if verdict:
-        for tag in verdict.tags:
-            out.print(safe_text(f"[{tag.code}] ", style="bold red") + safe_text(tag.evidence))
-        for view in verdict.views:
-            if view.kind == "diff":
-                out.print(render_view(view))
-        for part in view_parts(verdict.views, extent):
-            print_table(out, part)
+        parts += [safe_text(f"[{tag.code}] ", style="bold red") + safe_text(tag.evidence) for tag in verdict.tags]
+        parts += [render_view(view, marks=False) for view in verdict.views if view.kind == "diff"]
+        parts += view_parts(verdict.views, extent)
+    for part in parts:
+        print_whole(out, part)
     for note in detail.annotations:
-        out.print(safe_text(f"{note['time']} {note['kind']} {note.get('code', '')} {note.get('text', '')}", style="italic"))
+        print_whole(out, safe_text(f"{note['time']} {note['kind']} {note.get('code', '')} {note.get('text', '')}",
+                                   style="italic"))
     return 0
 
 

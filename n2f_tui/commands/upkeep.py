@@ -11,7 +11,7 @@ from rich.table import Table
 from engines import engine_names
 from n2f_tui.commands.common import budget_options, err, out, service_of, service_options
 from n2f_tui.commands.running import drive, finish_run, watch
-from n2f_tui.plain import print_table
+from n2f_tui.plain import print_whole
 from n2f_tui.render import safe_text
 from sessions import api
 from sessions.annotations import resolve_annotator
@@ -158,7 +158,7 @@ def cmd_smoke(args: argparse.Namespace) -> int:
             table.add_row(*(safe_text(v) for v in (
                 r.engine, str(r.items), r.metric, "-" if r.value is None else f"{r.value:.3f}", str(r.errors),
                 f"{r.tokens:,}" if r.tokens else "-", "-" if r.cost is None else f"${r.cost:.4f}", f"{r.seconds:.2f}")))
-        print_table(out, table)
+        print_whole(out, table)
     errors = sum(r.errors for r in rows)
     if errors:
         raise RuntimeFailure(f"{errors} item(s) ended in status error (infrastructure); `n2f resume RUN` retries them")
@@ -172,9 +172,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report.to_json(), ensure_ascii=False))
         return 0
-    print_table(out, _engine_table(report))
+    print_whole(out, _engine_table(report))
     if report.concurrency:
-        print_table(out, _concurrency_table(report))
+        print_whole(out, _concurrency_table(report))
     return 0
 
 

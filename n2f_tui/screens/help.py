@@ -17,7 +17,7 @@ from n2f_tui.render import safe_text
 NOTES = [
     ("ctrl+p", "command palette: every action below by name"),
     ("tab / shift+tab", "move the focus (item list, detail columns)"),
-    ("← → / shift+wheel", "scroll the focused pane sideways (tables wider than the pane)"),
+    ("← → / shift+wheel", "scroll the focused pane sideways a page at a time (a grid wider than the pane)"),
 ]
 
 
@@ -47,14 +47,27 @@ def screen_bindings(screen: Screen) -> list[tuple[Any, Binding]]:
 
 
 def key_rows(screen: Screen) -> list[tuple[str, str]]:
-    """(keys, what they do), one row per action description (the longer tooltip where there is one)."""
-    rows: dict[str, list[str]] = {}
+    """(keys, what they do), one row per action (``n`` and ``p`` of ``wrong(±1)`` together), described by
+    its longest tooltip, else its descriptions; an action the screen refuses now (``refused_actions``:
+    accept in blind mode) is not listed."""
+    refused = getattr(screen, "refused_actions", set())
+    keys: dict[str, list[str]] = {}
+    described: dict[str, list[str]] = {}
     for _, binding in screen_bindings(screen):
-        keys = rows.setdefault(binding.tooltip or binding.description or binding.action, [])
+        action = binding.action.split(".")[-1].split("(")[0]
+        if action in refused:
+            continue
         shown = screen.app.get_key_display(binding)
-        if shown not in keys:
-            keys.append(shown)
-    return [(", ".join(keys), description) for description, keys in rows.items()] + NOTES
+        if shown not in keys.setdefault(action, []):
+            keys[action].append(shown)
+        text = binding.tooltip or binding.description or binding.action
+        if text not in described.setdefault(action, []):
+            described[action].append(text)
+    rows = []
+    for action, texts in described.items():
+        tips = [t for t in texts if "(" in t or len(t) > 30]
+        rows.append((", ".join(keys[action]), max(tips, key=len) if tips else " / ".join(texts)))
+    return rows + NOTES
 
 
 class HelpScreen(ModalScreen[None]):
@@ -63,7 +76,14 @@ class HelpScreen(ModalScreen[None]):
     HelpScreen > VerticalScroll { width: 70; max-width: 95%; height: 90%; border: thick $accent;
                                   background: $surface; padding: 0 1; }
     """
-    BINDINGS = [Binding("escape,question_mark", "dismiss", "Close help")]
+    BINDINGS = [
+        Binding("escape,question_mark", "dismiss", "Close help"),
+        Binding("j,down", "scroll(1)", "Down", show=False),
+        Binding("k,up", "scroll(-1)", "Up", show=False),
+    ]
+
+    def action_scroll(self, lines: int) -> None:
+        self.query_one(VerticalScroll).scroll_relative(y=lines, animate=False)
 
     def __init__(self, below: Screen) -> None:
         super().__init__()

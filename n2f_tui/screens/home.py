@@ -1,8 +1,10 @@
 """The home screen: every run in the store, and what can be done to one.
 
-The list follows the store: every two seconds the runs folder is listed, and when its
-entries changed (a run made or deleted by another process) the metadata is read again.
-Results are summarised in a worker once the screen is shown, never before the first paint.
+The list follows the store, whoever writes it: every second the runs folder is listed
+(a run made or deleted by another process) and each run's metadata and result index are
+stat-ed (``sessions.store.run_signature``); a run whose files changed is read again in a
+worker, only the index lines appended since the last look (``RunStore.follow``). Results
+are summarised once the screen is shown, never before the first paint.
 """
 
 from __future__ import annotations
@@ -26,10 +28,10 @@ from sessions.describe import describe_run
 from sessions.errors import N2FError
 from sessions.paths import runs_dir
 from sessions.run_summary import RunSummary
-from sessions.store import RunStore, list_run_meta
+from sessions.store import RunStore, list_run_meta, run_signature
 
 COLUMNS = ("run", "engine", "model", "changes", "progress", "accuracy", "date")
-POLL_EVERY = 4  # ticks of half a second between looks at the runs folder
+POLL_EVERY = 2  # ticks of half a second between looks at the runs folder and the runs' files
 
 
 class HomeScreen(AppScreen):
@@ -49,12 +51,16 @@ class HomeScreen(AppScreen):
         Binding("R", "report", "Report"),
         Binding("j", "cursor(1)", "Down", show=False),
         Binding("k", "cursor(-1)", "Up", show=False),
+        Binding("g", "cursor_to(0)", "First run", show=False),
+        Binding("G", "cursor_to(-1)", "Last run", show=False),
     ]
 
     def __init__(self) -> None:
         super().__init__()
         self.metas: list[dict[str, Any]] = []
-        self.summaries: dict[str, tuple[float, RunSummary]] = {}
+        self.summaries: dict[str, RunSummary] = {}
+        self.followed: dict[str, RunStore] = {}  # one reader per run, each tailing its result index
+        self.seen: dict[str, tuple[tuple[int, int], ...]] = {}  # run_signature when last summarised
         self._live_ids: set[str] = set()
         self._listed: set[str] = set()  # the runs folder's entries when the metadata was last read
         self._ticks = 0
@@ -96,6 +102,9 @@ class HomeScreen(AppScreen):
         keep = (self.selected() or {}).get("id")
         self._listed = folder_names()
         self.metas = list(reversed(list_run_meta() if metas is None else metas))  # newest first
+        present = {m["id"] for m in self.metas}
+        for gone in set(self.followed) - present:  # deleted runs: their readers go with them
+            del self.followed[gone]
         table.clear()
         for meta in self.metas:
             table.add_row(*self.row(meta), key=meta["id"])
@@ -140,26 +149,41 @@ class HomeScreen(AppScreen):
         return Text("…" if summary is None else pct(summary.accuracy))
 
     def _summary(self, meta: dict[str, Any]) -> RunSummary | None:
-        cached = self.summaries.get(meta["id"])
-        return cached[1] if cached and cached[0] == _mtime(meta) else None
+        """The run's figures as last read (a run being re-read keeps showing them until then)."""
+        return self.summaries.get(meta["id"])
+
+    def stale(self) -> list[dict[str, Any]]:
+        """Runs not run here whose files changed since they were last summarised (a stat each)."""
+        return [m for m in self.metas if m["id"] not in self.n2f.jobs
+                and self.seen.get(m["id"]) != run_signature(Path(m["_folder"]))]
 
     @work(thread=True, exclusive=True, group="summaries")
     def load_summaries(self) -> None:
-        for meta in list(self.metas):
-            if meta["id"] in self.n2f.jobs or self._summary(meta) is not None:
-                continue
+        for meta in self.stale():
+            run_id = meta["id"]
+            signature = run_signature(Path(meta["_folder"]))
             try:
-                summary = RunStore(Path(meta["_folder"])).summary()  # the result summaries only
+                store = self.followed.get(run_id) or RunStore(Path(meta["_folder"]))
+                meta_changed, _ = store.follow()  # the index lines appended since the last look
+                summary = store.summary()
             except (N2FError, OSError, ValueError):
-                summary = RunSummary()
-            self.summaries[meta["id"]] = (_mtime(meta), summary)
-            self.app.call_from_thread(self.update_row, meta["id"])
+                store, meta_changed, summary = None, False, RunSummary()
+            if store is not None:
+                self.followed[run_id] = store
+            self.summaries[run_id] = summary
+            self.seen[run_id] = signature
+            fresh_meta = dict(store.meta) if store is not None and meta_changed else None
+            self.app.call_from_thread(self.update_row, run_id, fresh_meta)
 
-    def update_row(self, run_id: str) -> None:
+    def update_row(self, run_id: str, fresh_meta: dict[str, Any] | None = None) -> None:
         table = self.query_one(DataTable)
         meta = next((m for m in self.metas if m["id"] == run_id), None)
         if meta is None:
             return
+        if fresh_meta is not None:  # its status (finished, cancelled) as the writer left it
+            meta.update({k: v for k, v in fresh_meta.items() if k != "_folder"})
+            if meta is self.selected():
+                self.show_info()
         try:
             table.update_cell(run_id, "progress", self.progress_cell(meta), update_width=True)
             table.update_cell(run_id, "accuracy", self.accuracy_cell(meta), update_width=True)
@@ -173,12 +197,8 @@ class HomeScreen(AppScreen):
         running = set(self.n2f.jobs)
         for run_id in running:
             self.update_row(run_id)
-        if self._live_ids - running:  # a run stopped: read its results back
-            for meta in self.metas:
-                if meta["id"] in self._live_ids - running:
-                    meta.update(_read_meta(meta))
-            if self.app.screen is self:
-                self.load_summaries()
+        if self._live_ids - running and self.app.screen is self:  # a run stopped: read its results back
+            self.load_summaries()
         self._live_ids = running
 
     def poll_store(self) -> None:
@@ -187,6 +207,8 @@ class HomeScreen(AppScreen):
         A folder whose metadata is not written yet keeps the folder "changed", so it is
         looked at again on the next poll rather than missed.
         """
+        if self.app.screen is self and self.stale():
+            self.load_summaries()
         names = folder_names()
         if names == self._listed:
             return
@@ -208,6 +230,8 @@ class HomeScreen(AppScreen):
             text.append_text(safe_text(f"{run_id}  ", style="bold"))
         text.append_text(safe_text(f"{meta.get('engine')} · {meta.get('model')} · seed {meta.get('seed')} · "
                                    f"{meta.get('total')} items · {meta.get('status')}"))
+        if meta.get("name") == "demo" and str(meta.get("model", "")).startswith("sim"):
+            text.append("  the demo: a simulated model, no real one called · n starts your own run", style="italic cyan")
         text.append("\n")
         description = describe_run(meta)
         text.append_text(safe_text(f"changes: {description.text}"
@@ -235,6 +259,10 @@ class HomeScreen(AppScreen):
     def action_cursor(self, delta: int) -> None:
         table = self.query_one(DataTable)
         table.move_cursor(row=max(0, table.cursor_row + delta))
+
+    def action_cursor_to(self, row: int) -> None:
+        table = self.query_one(DataTable)
+        table.move_cursor(row=row if row >= 0 else max(0, table.row_count - 1))
 
     def action_open(self) -> None:
         meta = self.selected()
@@ -269,7 +297,6 @@ class HomeScreen(AppScreen):
         self.app.call_from_thread(self.after_rescore, run_id)
 
     def after_rescore(self, run_id: str) -> None:
-        self.summaries.pop(run_id, None)
         self.reload()
 
     def action_delete(self) -> None:
@@ -305,24 +332,6 @@ class HomeScreen(AppScreen):
         meta = self.selected()
         if meta:
             self.n2f.open_report(meta["id"])
-
-
-def _mtime(meta: dict[str, Any]) -> float:
-    folder = Path(meta["_folder"])
-    try:
-        return max(os.stat(folder / "results.json").st_mtime, os.stat(folder / "meta.json").st_mtime)
-    except OSError:
-        return 0.0
-
-
-def _read_meta(meta: dict[str, Any]) -> dict[str, Any]:
-    import json
-
-    try:
-        return json.loads((Path(meta["_folder"]) / "meta.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-
 
 
 def folder_names() -> set[str]:

@@ -36,7 +36,7 @@ from sessions.models import parse_model_spec
 from sessions.store import validate_name
 
 Start = Callable[[dict[str, Any]], Awaitable[Any]]
-MODELS = "sim, sim:error_rate=0.3,latency=0.01, oracle, replay:FILE, openai:MODEL[@URL]"
+MODELS = "sim, sim:error_rate=0.3,latency=0.01, oracle, local (Gemma 3 270M on the CPU), replay:FILE, openai:MODEL[@URL]"
 REMEMBERED = ("model", "limit", "concurrency", "seed")
 
 
@@ -230,6 +230,7 @@ class NewRunDialog(ModalScreen[Any]):
         if event.value != self.engine_name and isinstance(event.value, str):
             self.remember()
             self.engine_name = event.value
+            self.show_error("")  # a message about the other engine's settings no longer applies
             await self.build_settings()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

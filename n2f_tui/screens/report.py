@@ -57,7 +57,9 @@ def table_chart(table: Table) -> RenderableType | None:
     column = percent[0] if percent else numeric[-1]
     series = {str(row[0]): as_number(row[column]) or 0.0 for row in table.rows}
     unit = "%" if "%" in str(table.columns[column]) else ""
-    return render_bars(f"{table.name}: {table.columns[column]} by {table.columns[0]}", series, unit, width=30)
+    # the table's title names what the column is (``acc %`` of rgp's table is in-sample accuracy)
+    return render_bars(f"{table.name}: {table.columns[column]} by {table.columns[0]} (from: {table.title})", series,
+                       unit, bar=30)
 
 
 def report_renderable(report: Report, summary: dict[str, Any]) -> RenderableType:
@@ -71,7 +73,7 @@ def report_renderable(report: Report, summary: dict[str, Any]) -> RenderableType
             charted = True
     tag_series = summary.get("tags") or {}
     if tag_series and not charted:
-        parts += [render_bars("Error tags (items per tag)", tag_series, width=30), Text("")]
+        parts += [render_bars("Error tags (items per tag)", tag_series, bar=30), Text("")]
     parts += render_report_tables(report)
     parts += render_paper(summary.get("paper"))
     return Group(*parts)

@@ -22,7 +22,7 @@ from textual.worker import get_current_worker
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
-from textual.widgets import Footer
+from textual.widgets import Footer, Static
 
 from engines.core import ItemResult
 from n2f_tui.screens.base import AppScreen
@@ -40,14 +40,15 @@ from sessions.describe import describe_run
 from sessions.errors import N2FError
 from sessions.store import RunStore
 
-TICK = 0.25
+TICK = 0.5  # seconds between looks at the run: results taken, rows and header redrawn
 STREAM_TICK = 0.1  # seconds between redraws of the focused item's reply while it streams
 
 
 class RunScreen(AnnotationActions, LiveRunActions, AppScreen):
     DEFAULT_CSS = """
+    RunScreen #run-state { height: auto; padding: 0 1; background: $panel-darken-1; }
     RunScreen #body { layout: horizontal; height: 1fr; }
-    RunScreen #items { width: 46; height: 1fr; border: round $panel-lighten-2; }
+    RunScreen #items { width: 30%; min-width: 46; height: 1fr; border: round $panel-lighten-2; }
     RunScreen #items:focus { border: round $accent; }
     RunScreen DetailView { width: 1fr; }
     RunScreen.-narrow #body { layout: vertical; }
@@ -116,6 +117,7 @@ class RunScreen(AnnotationActions, LiveRunActions, AppScreen):
 
     def compose(self) -> ComposeResult:
         yield RunHeader(id="header")
+        yield Static("", id="run-state", markup=False)
         with Container(id="body"):
             yield VirtualList(self.render_row, self.row_key, empty="no items match", id="items")
             yield DetailView(id="detail")
@@ -148,6 +150,11 @@ class RunScreen(AnnotationActions, LiveRunActions, AppScreen):
         return self.n2f.jobs.get(self.run_id)
 
     @property
+    def refused_actions(self) -> set[str]:
+        """Keys that would only be refused now, left out of ``?``: accepting automatic tags in blind mode."""
+        return {"accept"} if self.state.blind else set()
+
+    @property
     def vlist(self) -> VirtualList:
         return self.query_one(VirtualList)
 
@@ -175,7 +182,10 @@ class RunScreen(AnnotationActions, LiveRunActions, AppScreen):
         return item_row(self.state, self._ids, self.state.order[position], width)
 
     def update_list_title(self) -> None:
-        self.vlist.border_title = list_title(self.state)
+        """The list's count on its border; the run's state (whose labels, filter, search, sort) on its own line."""
+        listed = len(self.state.order)
+        self.vlist.border_title = f"{listed} items" if listed == self.state.total else f"{listed} of {self.state.total}"
+        self.query_one("#run-state", Static).update(list_title(self.state))
 
     def status_word(self) -> str:
         job = self.job
@@ -212,13 +222,14 @@ class RunScreen(AnnotationActions, LiveRunActions, AppScreen):
             return
         state = self.state
         key = (index, state.versions.get(index, 0))
-        if key == detail.shown:
+        position = f"{self.vlist.cursor + 1}/{len(state.order)}" + (
+            f" of {state.total}" if len(state.order) != state.total else "")
+        if key == detail.shown:  # the same item, maybe at another place in the list (a filter cleared)
+            detail.move_position(position)
             return
         record = state.record(index)
         info = api.item_detail(state.store, index, record or {}, annotations=state.annotation_events(index),
                                scored=False)
-        position = f"{self.vlist.cursor + 1}/{len(state.order)}" + (
-            f" of {state.total}" if len(state.order) != state.total else "")
         detail.show(info, state.tags(index, record), position, state.score_key, key)
         self._scoring = key if info.needs_scoring else None
         if info.needs_scoring:  # once the stored parts are painted: the worker's thread would slow that paint
@@ -320,9 +331,12 @@ class RunScreen(AnnotationActions, LiveRunActions, AppScreen):
         self.app.push_screen(ChoiceDialog("Show items", self.state.filter_choices(), self.state.filter), done)
 
     def action_sort(self) -> None:
-        self.state.cycle_sort()
-        self.relist()
-        self.notify(f"sorted by {self.state.sort}", timeout=1.5)
+        def done(key: str | None) -> None:
+            if key:
+                self.state.set_sort(key)
+                self.relist()
+
+        self.app.push_screen(ChoiceDialog("Sort items by", self.state.sort_choices(), self.state.sort), done)
 
     def action_back(self) -> None:
         """Escape: a filter or search in force is cleared first (and says so); else back to the runs."""

@@ -1,8 +1,8 @@
 """The run screen while its run goes on, and the keys that drive the run (pause, cancel, resume).
 
-A timer (every 0.25 s) takes the records the runner finished since the last tick, redraws
+A timer (every half second) takes the records the runner finished since the last tick, redraws
 the visible rows and the header, and the detail if its item changed: nothing is done per
-item, so a thousand items a second cost four redraws a second. The engine's headline
+item, so a thousand items a second cost two redraws a second. The engine's headline
 metrics are recomputed in a thread, at most every two seconds.
 """
 
@@ -18,6 +18,7 @@ from n2f_tui.run_metrics import engine_metrics
 from n2f_tui.screens.dialogs import ConfirmDialog
 from n2f_tui.widgets.detail import DetailView
 from sessions import api
+from sessions.describe import describe_run
 from sessions.errors import N2FError
 from sessions.store import RunStore
 
@@ -40,21 +41,40 @@ class LiveRunActions:
         if job is None:
             if self.was_live:
                 self.finish_live()
+            else:
+                self.follow_store()
             return
         self.was_live = True
         fresh = job.drain()
         if fresh:
             self.state.apply(fresh)
-            if self.state.filter != "all" or self.state.query or self.state.sort != "index":
-                self.relist()
-            else:
-                self.vlist.refresh_rows()
-                if self.current in fresh:
-                    self.show_current()
-            now = time.monotonic()
-            if now - self._metrics_at > self._metrics_every:
-                self.refresh_metrics()
+            self.took(fresh)
         self.update_header()
+
+    def took(self, fresh: Any) -> None:
+        """Items with new results: their rows (or the whole list, when filtered or sorted), the detail
+        if it shows one of them, the metrics when due."""
+        if self.state.filter != "all" or self.state.query or self.state.sort != "index":
+            self.relist()
+        else:
+            self.vlist.refresh_rows()
+            if self.current in fresh:
+                self.show_current()
+        if time.monotonic() - self._metrics_at > self._metrics_every:
+            self.refresh_metrics()
+
+    def follow_store(self) -> None:
+        """A run another process writes (a headless ``n2f run``, a rescore): its new results and its
+        status, read as they come (a stat per tick; only new index lines are parsed)."""
+        meta_changed, fresh = self.state.follow()
+        if fresh:
+            self.took(fresh)
+        if meta_changed:
+            self.description = describe_run(self.state.store.meta).text
+            if self.state.records:
+                self.refresh_metrics()  # the status changed (the writer finished): the figures now, not when due
+        if meta_changed or fresh:
+            self.update_header()
 
     def draw_live(self) -> None:
         """The focused item's reply as it streams (a live run of a real model only)."""

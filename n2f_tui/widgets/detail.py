@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.containers import Container
 
 from engines.core import View
-from n2f_tui.itemview import Extent, gold_parts, heading, output_parts, prompt_parts, view_parts
+from n2f_tui.itemview import Extent, gold_parts, heading, output_parts, prompt_parts, question_parts, view_parts
 from n2f_tui.render import MAX_LINES, Fold, clipped, safe_text
 from n2f_tui.state import ItemTags
 from n2f_tui.widgets.pane import Pane
@@ -90,10 +90,10 @@ def head_text(detail: Any, tags: ItemTags, position: str, score_key: str) -> Tex
         text.append("\n")
         text.append_text(line)
     for tag in tags.auto + tags.removed:
-        if tag.evidence:
+        if tag.evidence:  # whole: the evidence is why the tag is there
             text.append("\n")
             text.append_text(safe_text(f"  {tag.code}: ", style="bold"))
-            text.append_text(clipped(tag.evidence, 600, 4))
+            text.append_text(clipped(tag.evidence))
     for note in tags.notes:
         text.append("\n")
         text.append_text(safe_text(f"  note: {note}", style="italic cyan"))
@@ -120,17 +120,22 @@ def without_codes(view: View, codes: set[str]) -> View:
 
 
 class DetailView(Container):
-    """The highlighted item: three panes side by side when wide, one stacked pane when narrow."""
+    """The highlighted item, in the order a person reads it: the verdict with its tags and their evidence
+    (the head), the item's own question, the output, the engine views, then the full prompt.
+
+    Wide, the head sits above three columns (question and output | views | prompt), as tall as it
+    needs up to a third of the detail; narrow, all of it is one stacked pane in that order (kept
+    in ``#col-prompt``), so at 80x24 the verdict, its evidence and the question come first.
+    """
 
     DEFAULT_CSS = """
     DetailView { height: 1fr; }
-    DetailView #detail-head { height: 5; padding: 0 1; background: $boost; overflow-y: auto; }
+    DetailView #detail-head { height: 3; padding: 0 1; background: $boost; overflow-y: auto; }
     DetailView #detail-cols { layout: horizontal; height: 1fr; }
     DetailView #detail-cols > Pane { width: 1fr; height: 1fr; padding: 0 0 0 1; }
-    DetailView #col-prompt, DetailView #col-output { border-right: vkey $panel-lighten-2; }
+    DetailView #col-output, DetailView #col-views { border-right: vkey $panel-lighten-2; }
     DetailView.-stacked #col-output, DetailView.-stacked #col-views { display: none; }
-    DetailView.-stacked #col-prompt { border-right: none; }
-    DetailView.-stacked #detail-head { height: 4; }
+    DetailView.-stacked #detail-head { display: none; }
     """
     STACK_BELOW = 100  # columns: narrower than this, the detail is one stacked pane
 
@@ -142,13 +147,14 @@ class DetailView(Container):
         self._views_of: Any = None  # the detail whose views the views pane shows
         self._columns_of: Any = None  # the detail the prompt and output columns show
         self._painted: tuple[int, int] | None = None  # the item shown once it has been painted
+        self._head: Text = Text()  # the verdict, tags and evidence of the item shown
 
     def compose(self) -> ComposeResult:
         yield Pane(id="detail-head")
         with Container(id="detail-cols"):
-            yield Pane(id="col-prompt")
             yield Pane(id="col-output")
             yield Pane(id="col-views")
+            yield Pane(id="col-prompt")
 
     def drawn(self, key: tuple[int, int]) -> bool:
         """Item ``key`` is on screen in full: scored (when it has a stored answer) and its views drawn."""
@@ -173,9 +179,10 @@ class DetailView(Container):
         self.shown = None
         self._last = None
         self._views_of = self._columns_of = None
-        self.query_one("#detail-head", Pane).update(Text(message, style="italic"))
+        self._head = Text(message, style="italic")
+        self.query_one("#detail-head", Pane).update(self._head)
         for pane in ("#col-prompt", "#col-output", "#col-views"):
-            self.query_one(pane, Pane).update("")
+            self.query_one(pane, Pane).update(self._head if self.stacked and pane == "#col-prompt" else "")
 
     def show(self, detail: Any, tags: ItemTags, position: str, score_key: str, key: tuple[int, int]) -> None:
         """Draw one item (``key`` = (index, version): redrawing the same key is skipped).
@@ -191,9 +198,24 @@ class DetailView(Container):
         self.shown = key
         self._painted = None
         self._last = (detail, tags, position, score_key, key)
-        self.query_one("#detail-head", Pane).update(head_text(detail, tags, position, score_key), home=home)
+        self._head = head_text(detail, tags, position, score_key)
+        head = self.query_one("#detail-head", Pane)
+        head.update(self._head, home=home)
+        if not self.stacked and head.lines:  # as tall as the verdict and its evidence, up to a third
+            head.styles.height = min(len(head.lines), max(3, self.size.height // 3))
         self._draw_columns(detail, home)
         self.call_after_refresh(self._first_paint_done, key, home)
+
+    def move_position(self, position: str) -> None:
+        """The item shown is now at ``position`` of the list (``3/323`` after ``1/17 of 323``): its head redrawn."""
+        if self._last is None or self._last[2] == position:
+            return
+        detail, tags, _, score_key, key = self._last
+        self._last = (detail, tags, position, score_key, key)
+        self._head = head_text(detail, tags, position, score_key)
+        self.query_one("#detail-head", Pane).update(self._head, home=False)
+        if self.stacked:
+            self._draw_columns(self._columns_of or detail, home=False)
 
     def show_scored(self, detail: Any, key: tuple[int, int]) -> None:
         """The verdict of the item shown came in: drawn now if the item was painted, else just after."""
@@ -226,7 +248,7 @@ class DetailView(Container):
         self._columns_of = detail
         if self.stacked:
             self.query_one("#col-prompt", Pane).update(
-                Group(self._output(detail), self._views(detail), self._prompt(detail)), home=home)
+                Group(self._head, self._output(detail), self._views(detail), self._prompt(detail)), home=home)
             return
         if prompt:
             self.query_one("#col-prompt", Pane).update(self._prompt(detail), home=home)
@@ -235,9 +257,10 @@ class DetailView(Container):
 
     def show_live(self, detail: Any, live: Any) -> None:
         """The reply of the item shown, as it streams in (the rest of the detail stays as drawn)."""
-        output = Group(live_output(live), *self._gold(detail))
+        output = Group(*question_parts(detail, self.extent), live_output(live), *self._gold(detail))
         pane = "#col-prompt" if self.stacked else "#col-output"
-        self.query_one(pane, Pane).update(Group(output, self._prompt(detail)) if self.stacked else output, home=False)
+        self.query_one(pane, Pane).update(Group(self._head, output, self._prompt(detail)) if self.stacked else output,
+                                          home=False)
 
     def _show_views(self, home: bool) -> None:
         """The views pane for the detail as it stands (drawn once per detail)."""
@@ -269,7 +292,7 @@ class DetailView(Container):
 
     def _output(self, detail: Any) -> RenderableType:
         outputs = (detail.record or {}).get("outputs") or []
-        parts = output_parts(outputs, detail.prompts, self.extent)
+        parts = question_parts(detail, self.extent) + output_parts(outputs, detail.prompts, self.extent)
         if not outputs:
             parts.append(heading("Output"))
             parts.append(Text("(no output yet)" if detail.record is None else "(no output)", style="dim"))

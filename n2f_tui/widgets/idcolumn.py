@@ -1,38 +1,55 @@
-"""The item list's id column: as much of each id as the row has room for, the part that tells ids apart kept.
+"""The item list's id column: as much of each id as the row has room for, the parts that tell ids apart kept.
 
 A robogrid id (``robogrid-instruct-block-alien-d10-e2-p0.5-0008``) is wider than the list
-at 160 columns; cut at the end it loses its number, the one part that differs. Without
-the prefix all the run's ids share it reads ``…0008``; the detail's head has it whole.
+at 80 columns. Cut at the end it loses its number; cut to "the part after the prefix all
+ids share" it loses the task, depth and style that differ between items. Instead the id's
+``-``-separated fields that are the same in every id of the run are left out
+(``…alien-d10-0008``): what is left is exactly what tells items apart. The detail's head
+has the whole id.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 ROW_FIXED = 9  # columns of a list row besides the id and the chips: glyph, score
 MIN_ID = 12
-CHIP_ROOM = 16  # a row keeps this much room for chips before it shortens the ids
+CHIP_ROOM = 32  # a row keeps this much room for chips (the longest tag code whole) before it shortens the ids
+SEPARATOR = "-"
 
 
 @dataclass(frozen=True)
 class IdColumn:
     """How the list shows ids: whole when they fit beside the score and the widest chip; else without the
-    prefix every id of the run shares (``…0008`` for ``robogrid-instruct-block-alien-d10-e2-p0.5-0008``);
-    else that tail with its middle elided. The detail's head always has the whole id."""
+    fields every id of the run shares; else that with its middle elided."""
 
     full: int  # the longest id
-    prefix: int  # characters every id shares, up to a separator
-    short: int  # the longest id without that prefix, plus its "…"
+    same: frozenset[int]  # positions of the fields equal in every id (ids with as many fields)
+    fields: int  # how many fields the ids have (-1: not all the same)
+    short: int  # the longest shortened id
     chip: int  # columns kept for chips: the widest chip of the engine's taxonomy, at most CHIP_ROOM
 
     @staticmethod
     def of(ids: list[str], codes: list[str]) -> "IdColumn":
-        shared = os.path.commonprefix(ids) if len(ids) > 1 else ""
-        cut = max(shared.rfind(sep) for sep in "-_/.:") + 1
-        full = max(map(len, ids), default=4)
-        return IdColumn(full, cut, max((len(i) - cut for i in ids), default=4) + (1 if cut else 0),
-                        min(CHIP_ROOM, max(map(len, codes), default=0) + 3))
+        split = [i.split(SEPARATOR) for i in ids]
+        counts = {len(parts) for parts in split}
+        fields = counts.pop() if len(counts) == 1 and len(ids) > 1 else -1
+        same = frozenset(p for p in range(fields) if len({parts[p] for parts in split}) == 1) if fields > 0 else frozenset()
+        if len(same) == fields:  # one id, or all alike: nothing to leave out
+            same = frozenset()
+        column = IdColumn(max(map(len, ids), default=4), same, fields, 0,
+                          min(CHIP_ROOM, max(map(len, codes), default=0) + 3))
+        short = max((len(column.shortened(i)) for i in ids), default=4)
+        return IdColumn(column.full, same, fields, short, column.chip)
+
+    def shortened(self, item_id: str) -> str:
+        """The id without the fields every id shares, marked with a leading "…" (the id itself if none)."""
+        if not self.same:
+            return item_id
+        parts = item_id.split(SEPARATOR)
+        if len(parts) != self.fields:
+            return item_id
+        return "…" + SEPARATOR.join(p for i, p in enumerate(parts) if i not in self.same)
 
     def width(self, row_width: int) -> int:
         room = row_width - ROW_FIXED - self.chip
@@ -41,8 +58,7 @@ class IdColumn:
     def text(self, item_id: str, width: int) -> str:
         if len(item_id) <= width:
             return item_id.ljust(width)
-        tail = "…" + item_id[self.prefix:] if self.prefix else item_id
-        return elided(tail, width).ljust(width)
+        return elided(self.shortened(item_id), width).ljust(width)
 
 
 def elided(text: str, width: int) -> str:

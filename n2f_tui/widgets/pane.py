@@ -5,9 +5,10 @@ height changes), so showing the next item costs one render of its content and a
 repaint of the visible lines: a ``Static`` with ``height: auto`` instead makes every
 update re-flow the screen, rendering the content twice (to measure it, then to paint).
 
-Text wraps at the pane's width; a table, grid or tree that needs more room than the pane
-has (a trace, two grids side by side, long IRIs) is drawn at its natural width instead of
-being squeezed into ellipses, and the pane scrolls sideways to it.
+Everything is fitted to the pane's width (``n2f_tui.fit``): text wraps, a token longer
+than the line (an IRI, an expression) is broken with a mark, engine views share the width
+among their columns before breaking anything. Only what cannot wrap (a grid of cells) is
+drawn at its natural width; the pane then scrolls sideways to it, a page per ←/→.
 """
 
 from __future__ import annotations
@@ -19,15 +20,22 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual import events
+from textual.binding import Binding
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+
+from n2f_tui.fit import Fitted, break_tokens
 
 
 class Pane(ScrollView, can_focus=True):
     DEFAULT_CSS = """
     Pane { overflow-x: auto; overflow-y: scroll; scrollbar-size-vertical: 1; scrollbar-size-horizontal: 1; }
     """
+    BINDINGS = [
+        Binding("left", "page_sideways(-1)", "Page left", show=False),
+        Binding("right", "page_sideways(1)", "Page right", show=False),
+    ]
 
     def __init__(self, renderable: RenderableType = "", *, name: str | None = None, id: str | None = None,
                  classes: str | None = None) -> None:
@@ -60,6 +68,8 @@ class Pane(ScrollView, can_focus=True):
         options = console.options.update(width=width, max_width=width, height=None, highlight=False)
         self.lines = []
         for part in parts(self.renderable):
+            if isinstance(part, Text):
+                part = break_tokens(part, width)
             self.lines += console.render_lines(part, options.update_width(natural_width(console, options, part)),
                                                pad=True)
         self._width = width
@@ -68,6 +78,10 @@ class Pane(ScrollView, can_focus=True):
             self.lines = [Segment.adjust_line_length(line, self._content_width) for line in self.lines]
         self.virtual_size = Size(self._content_width, len(self.lines))
         self.refresh()
+
+    def action_page_sideways(self, direction: int) -> None:
+        """What is wider than the pane (a grid), a page at a time, not a column per key."""
+        self.scroll_relative(x=direction * max(1, self.scrollable_content_region.width - 4), animate=False)
 
     def on_resize(self, event: events.Resize) -> None:
         if self.scrollable_content_region.width != self._width:
@@ -108,13 +122,14 @@ def parts(renderable: RenderableType) -> list[RenderableType]:
 
 
 def natural_width(console: Console, options: ConsoleOptions, part: RenderableType) -> int:
-    """The width to draw ``part`` at, up to ``WIDEST``: text wraps at the pane's width; a table
-    with a header (rows of data: a trace, triples) keeps each cell on one line, since Rich
-    squeezes columns into ellipses even at its measured minimum; a grid, tree or key-value
-    table takes the least width that cuts none of its words."""
+    """The width to draw ``part`` at, up to ``WIDEST``: text and fitted parts at the pane's width; a
+    grid (``Fitted.fixed``) at its own; another table (a report's) keeps each cell on one line, since
+    Rich squeezes columns into ellipses even at its measured minimum."""
     width = options.max_width
-    if isinstance(part, (str, Text)):
+    if isinstance(part, (str, Text)) or (isinstance(part, Fitted) and not part.fixed):
         return width
+    if isinstance(part, Fitted):
+        return max(width, min(Measurement.get(console, options.update_width(WIDEST), part).maximum, WIDEST))
     measured = Measurement.get(console, options.update_width(WIDEST), part)
     needed = measured.maximum if isinstance(part, Table) and part.show_header else measured.minimum
     return max(width, min(needed, WIDEST))
