@@ -298,7 +298,10 @@ class RunStore:
                 self._lock_handle = None
 
     def annotations(self, annotator: str = "") -> AnnotationLog:
-        return AnnotationLog(self.folder, annotator)
+        """The run's annotation log; the events it writes record the run's fingerprint and the labelled output."""
+        from sessions.provenance import Stamper
+
+        return AnnotationLog(self.folder, annotator, stamp=Stamper(self))
 
 
 # ------------------------------------------------------------------ finding runs
