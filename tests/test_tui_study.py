@@ -135,8 +135,8 @@ async def test_the_adjudication_queue_shows_the_item_and_opens_it_whole():
         adjudication = app.screen
         await until(pilot, lambda: disputed[0] in adjudication.details)
         await pilot.pause()
-        text = adjudication.query_one("#adjudicate-labels").renderable
-        case = adjudication.query_one("#adjudicate-case").renderable
+        text = adjudication.query_one("#adjudicate-labels").content
+        case = adjudication.query_one("#adjudicate-case").content
         from rich.console import Console
 
         console = Console(width=200, record=True)
@@ -170,7 +170,7 @@ async def test_the_compare_screen_shows_mcnemar_and_paired_intervals():
     async with inspect_run("left", size=(120, 40)) as (app, pilot):
         app.open_compare(app.screen.state.store.id, RunStore.open("right").id)
         await until(pilot, lambda: isinstance(app.screen, CompareScreen) and app.screen.paired is not None, timeout=60)
-        head = app.screen.query_one("#cmp-head").renderable.plain
+        head = app.screen.query_one("#cmp-head").content.plain
         paired = app.screen.paired
         assert f"McNemar p {paired.p_value:.3g}" in head and paired.only_b > 0 and paired.only_a == 0
         assert "accuracy A-B" in head

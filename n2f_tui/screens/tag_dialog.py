@@ -51,6 +51,10 @@ def assign_keys(codes: Sequence[Code]) -> dict[str, str]:
     return keys
 
 
+class CodeList(OptionList, can_focus=False):
+    """The codes, never focused: every key comes to the dialog."""
+
+
 class TagDialog(ModalScreen[frozenset[str] | None]):
     DEFAULT_CSS = DIALOG_CSS.format(name="TagDialog") + """
     TagDialog > Vertical { width: 76; }
@@ -74,11 +78,10 @@ class TagDialog(ModalScreen[frozenset[str] | None]):
         with Vertical():
             yield Label(safe_text(self.title_text), classes="title", markup=False)
             yield Static("", id="tag-filter", markup=False)
-            yield OptionList(id="tag-codes")
+            yield CodeList(id="tag-codes")
             yield Static("", id="tag-help", markup=False)
 
     def on_mount(self) -> None:
-        self.query_one(OptionList).can_focus = False  # every key comes to the dialog
         self.redraw()
 
     def redraw(self, keep: int | None = None) -> None:
