@@ -21,7 +21,7 @@ so is any metric a run's report gives only beside other runs (dedc's Table 1 pai
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from math import comb
 from typing import Callable, Mapping, Sequence
 
@@ -75,8 +75,6 @@ class PairedComparison:
     draws: int = DRAWS
 
     def to_json(self) -> dict:
-        from dataclasses import asdict
-
         return asdict(self)
 
     def table(self) -> Table:
