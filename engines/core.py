@@ -139,6 +139,7 @@ class TagType:
     label: str
     description: str
     group: str = ""
+    key: str = ""  # the annotator's key for the code in the tag dialog (a digit or capital; "" gives one in order)
 
 
 @dataclass(slots=True)

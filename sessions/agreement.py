@@ -9,6 +9,10 @@ those somebody gave on those items, in taxonomy order; "overall" pools every
 gave exactly the same set. Each pair of people gets its own figures over the items
 both reviewed, with the items they disagree on (any code, and per code).
 
+**Krippendorff's alpha** (``sessions.reliability``), per code and pooled, over every
+item at least two of the chosen annotators reviewed: unlike the kappas it needs no
+complete design, so three people on partly overlapping items all count.
+
 **Tagger quality.** Per code, the automatic tags against a reference: the final tags of
 reviewed items (settled labels where settled; disputed items, still unsettled, are left
 out) or one chosen annotator's labels. Items without a scored result, or in
@@ -28,6 +32,8 @@ from engines.core import UNJUDGED
 from sessions.api import run_settings
 from sessions.errors import InputError
 from sessions.labels import RunLabels, store_labels
+from sessions.fingerprint import forced_events
+from sessions.reliability import AlphaFigure, label_alphas
 from sessions.statistics import (DRAWS, Interval, Resampler, cohen_kappa, disagreeing_pairs, fleiss_from_sums,
                                  pair_figures, quality_figures)
 from sessions.store import RunStore
@@ -100,6 +106,9 @@ class AgreementReport:
     progress: dict[str, int]  # annotator -> items reviewed
     study: dict[str, int] = field(default_factory=dict)  # annotator -> study items reviewed (no study: empty)
     study_size: int = 0
+    alpha: list[AlphaFigure] = field(default_factory=list)  # Krippendorff's alpha per code
+    alpha_overall: AlphaFigure | None = None
+    forced: int = 0  # label events imported with --force although made on other outputs
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -231,5 +240,16 @@ def agreement_report(store: RunStore, annotators: Sequence[str] | None = None, a
     quality, quality_n, reference = tagger_quality(labels, statuses, taxonomy, against, draws)
     progress = {name: sum(name in v.by_annotator for v in labels.items.values()) for name in labels.annotators}
     study = load_study(store)
+    alpha, alpha_overall = alphas(labels, chosen, taxonomy, names, draws)
     return AgreementReport(chosen, len(sets), rows, overall, identical, pairs, labels.queue(), reference, quality,
-                           quality_n, progress, study.progress(labels) if study else {}, len(study.items) if study else 0)
+                           quality_n, progress, study.progress(labels) if study else {}, len(study.items) if study else 0,
+                           alpha, alpha_overall, forced_events(store.annotations().events()))
+
+
+def alphas(labels: RunLabels, chosen: Sequence[str], taxonomy: dict[str, str], names: dict[str, str],
+           draws: int) -> tuple[list[AlphaFigure], AlphaFigure | None]:
+    """Krippendorff's alpha of the chosen annotators over every item two or more of them reviewed."""
+    sets = [[v.by_annotator[name] for name in chosen if name in v.by_annotator] for v in labels.items.values()]
+    sets = [item for item in sets if len(item) >= 2]
+    codes = _codes(taxonomy, set().union(*(s for item in sets for s in item)) if sets else set())
+    return label_alphas(sets, codes, names, draws)

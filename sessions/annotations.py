@@ -4,13 +4,16 @@
 
     {"id": "5f0c…", "item": "dedc-004", "kind": "tag_add", "code": "omission", "label": "Omission",
      "text": "", "time": "2026-12-01T20:41:07.123+00:00", "source": "manual", "annotator": "ada",
-     "blind": false}
+     "blind": false, "fingerprint": "9c1d…", "output": "4e07…"}
 
 Kinds: ``tag_add`` / ``tag_remove`` (a person's correction of the automatic tags, or with
 ``blind`` their own label from scratch), ``reviewed`` (the item is done: its labels are the
 person's judgement), ``note``, and ``settle`` (an adjudicator's final labels, ``codes``; the
 latest settle of an item wins). An item is *reviewed by* a person once they tag, untag or
 mark it; a note alone is not a review. That one definition is used by every count.
+``fingerprint`` and ``output`` say which run and which output the event was made on
+(``sessions.fingerprint``); an event imported with ``--force`` on other outputs has
+``"forced": true``.
 
 A writer takes an exclusive ``flock`` on ``annotations.lock``, appends its lines in one
 write and fsyncs before letting go, so two app windows (or the app and a script) never
@@ -33,7 +36,7 @@ import secrets
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from sessions.errors import InputError, RuntimeFailure
 from sessions.files import append_durably, atomic_write_bytes, complete_lines, cut_torn_tail, now_iso, read_from
@@ -105,8 +108,9 @@ class ItemMarks:
 class AnnotationLog:
     """One run's annotation events: append from any process, read what every process wrote."""
 
-    def __init__(self, folder: Path, annotator: str = ""):
+    def __init__(self, folder: Path, annotator: str = "", stamp: Callable[[str], dict[str, str]] | None = None):
         self.folder = folder
+        self._stamp = stamp  # item id -> the fields saying what the event was made on (sessions.fingerprint)
         self.path = folder / LOG
         self._annotator = annotator
         self._events: list[dict[str, Any]] = []
@@ -137,6 +141,8 @@ class AnnotationLog:
                  "text": text, "time": now_iso(), "source": "manual", "annotator": self.annotator, "blind": blind}
         if kind == "settle":
             event["codes"] = dict(codes or {})
+        if self._stamp is not None:
+            event.update(self._stamp(item_id))
         self.append([event])
         return event
 

@@ -423,6 +423,7 @@ def _build_report(store: RunStore, against: Sequence[RunStore]) -> tuple[Any, di
     from engines.reporting import accuracy, status_counts
     from sessions.describe import describe_run
     from sessions.final_tags import load_final_results, review_summary
+    from sessions.paired import paired_comparison
     from sessions.papers import paper_block
 
     engine, _ = run_settings(store)
@@ -433,6 +434,8 @@ def _build_report(store: RunStore, against: Sequence[RunStore]) -> tuple[Any, di
             raise InputError(f"run {other.label} is a {other.meta['engine']} run; cannot report it against {engine.name}")
         others.append(load_final_results(other)[0])
     report = engine.report(run, others)
+    paired = [paired_comparison(engine, run, other) for other in others]
+    report.tables += [comparison.table() for comparison in paired]
     review = review_summary(report, run.results, labels, {t.code: t.label for t in engine.taxonomy()})
     summaries = store.summaries()
     usage = run_usage(summaries.values()).to_json(price_of(store))
@@ -462,6 +465,7 @@ def _build_report(store: RunStore, against: Sequence[RunStore]) -> tuple[Any, di
         "cache": cache,  # model replies, and how many of them the response cache served (no tokens spent)
         "served": store.meta.get("served", []),  # the model ids and fingerprints the server reported
         "against": [o.label for o in against],
+        "paired": [comparison.to_json() for comparison in paired],
         **({"sandbox": store.meta["sandbox"]} if "sandbox" in store.meta else {}),  # the isolation programs ran under
         **{k: v for k, v in report.to_json().items() if k != "metrics"},
         "paper": paper_block(engine.name, run, report.metrics),

@@ -330,7 +330,10 @@ class RunStore:
                 self._lock_handle = None
 
     def annotations(self, annotator: str = "") -> AnnotationLog:
-        return AnnotationLog(self.folder, annotator)
+        """The run's annotation log; the events it writes record the run's fingerprint and the labelled output."""
+        from sessions.fingerprint import Stamper
+
+        return AnnotationLog(self.folder, annotator, stamp=Stamper(self))
 
 
 def _overwrite_in_place(path: Path, data: bytes) -> bool:

@@ -39,11 +39,11 @@ async def test_annotations_made_in_the_ui_survive_restart_and_rescore():
         item_id = state.items[wrong].id
         # t: add a tag from the engine's taxonomy (real key, dialog lists the taxonomy)
         await pilot.press("t")
-        await until(pilot, lambda: screen_named(app, "ChoiceDialog"))
-        offered = [o.id for o in app.screen.query_one("OptionList")._options]
-        assert offered == [t.code for t in state.engine.taxonomy()]
+        await until(pilot, lambda: screen_named(app, "TagDialog"))
+        offered = [c.code for c in app.screen.codes]
+        assert offered[: len(state.engine.taxonomy())] == [t.code for t in state.engine.taxonomy()]
         extra = next(code for code in offered if code not in auto)
-        app.screen.dismiss(extra)
+        await pilot.press(app.screen.key_of[extra], "enter")
         await until(pilot, lambda: screen_named(app, "RunScreen") and extra in state.tags(wrong).manual)
         # x: remove one of the automatic tags
         screen.action_tag_remove()

@@ -80,10 +80,8 @@ async def test_labelling_twenty_study_items_blind_at_80x24_one_key_per_move_and_
             index = screen.current
             assert not state.reviewed(index)
             await pilot.press("t")
-            await until(pilot, lambda: screen_named(app, "ChoiceDialog"))
-            if step % 2:
-                await pilot.press("down")  # the second code of the taxonomy
-            await pilot.press("enter")
+            await until(pilot, lambda: screen_named(app, "TagDialog"))
+            await pilot.press(str(step % 2 + 1), "enter")  # the first or second code of the taxonomy, by its key
             await until(pilot, lambda: screen_named(app, "RunScreen"))
             chosen[state.ids[index]] = taxonomy[step % 2]
             await pilot.press("d")  # done: on to the next unlabelled item

@@ -36,8 +36,11 @@ def add_parsers(sub: Any) -> None:
 
     p = sub.add_parser("report", help="a run's report: the paper's tables")
     p.add_argument("run")
-    p.add_argument("--against", nargs="+", default=[], metavar="RUN", help="runs to compare with (e.g. D_c/D_d, deltas)")
+    p.add_argument("--against", nargs="+", default=[], metavar="RUN",
+                   help="runs to compare with (e.g. D_c/D_d, deltas; McNemar's test and paired intervals on matched items)")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--format", default="text", choices=("text", "md", "latex", "csv"),
+                   help="the tables for a paper: Markdown, LaTeX (booktabs) or CSV")
 
     p = sub.add_parser("show", help="one item of a run: prompt, output, verdict, views")
     p.add_argument("run")
@@ -114,6 +117,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     report, summary = api.build_report(store, against)
     if args.json:
         print(json.dumps(summary, ensure_ascii=False))
+    elif args.format != "text":
+        from n2f_tui.table_formats import WRITERS, report_tables
+
+        sys.stdout.write(WRITERS[args.format](report_tables(report, summary)))
     else:
         print_report(report, summary)
     return 0

@@ -1,4 +1,4 @@
-"""The annotation-study commands: ``study``, ``annotations`` and ``agreement``.
+"""The annotation-study commands: ``pack``, ``unpack``, ``study``, ``annotations`` and ``agreement``.
 
 Their output is plain columns that are never cut (scripts and pipes read them); ``--json``
 prints the same figures as one JSON object.
@@ -19,6 +19,12 @@ from sessions.store import RunStore
 
 
 def add_parsers(sub: Any) -> None:
+    p = sub.add_parser("pack", help="a run as one file for another machine (items, outputs, results, study, annotations)")
+    p.add_argument("run")
+    p.add_argument("-o", "--out", required=True, metavar="FILE")
+    p = sub.add_parser("unpack", help="install a packed run into this home under the same run id")
+    p.add_argument("file")
+
     p = sub.add_parser("study", help="a reproducible sample of a run's items for people to label")
     study = p.add_subparsers(dest="study_command", required=True)
     c = study.add_parser("create", help="draw the study's items (the same options give the same items anywhere)")
@@ -41,6 +47,8 @@ def add_parsers(sub: Any) -> None:
     i = ann.add_parser("import", help="merge events from a file (events already here are skipped)")
     i.add_argument("run")
     i.add_argument("file")
+    i.add_argument("--force", action="store_true",
+                   help="also import events made on other outputs than this run's (marked forced)")
     t = ann.add_parser("settle", help="an adjudicator's final labels for an item (no code: no tag)")
     t.add_argument("run")
     t.add_argument("item", help="item id or 1-based position")
@@ -52,6 +60,8 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--annotators", default="", help="comma-separated names (default: everyone who reviewed)")
     p.add_argument("--against", default=None, metavar="NAME", help="measure the tagger against this annotator")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--format", default="text", choices=("text", "md", "latex", "csv"),
+                   help="the tables for a paper: Markdown, LaTeX (booktabs) or CSV")
 
 
 def cmd_study(args: argparse.Namespace) -> int:
@@ -93,12 +103,42 @@ def cmd_annotations(args: argparse.Namespace) -> int:
             lines = path.read_text(encoding="utf-8").splitlines()
         except (OSError, UnicodeDecodeError) as exc:
             raise InputError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
-        log = store.annotations()
-        new = log.import_lines(lines, set(store.item_ids()), str(path))
-        total = sum(1 for line in lines if line.strip())
-        print(f"imported {new} new event(s) into run {store.label} ({total - new} already there)")
-        return 0
+        return import_events(store, lines, str(path), args.force)
     return settle(store, args)
+
+
+def import_events(store: RunStore, lines: list[str], source: str, force: bool) -> int:
+    """``annotations import``: refused when events were made on other outputs, unless ``force``."""
+    from sessions.fingerprint import check_import, output_hashes, refusal
+
+    check = check_import(lines, output_hashes(store))
+    if check.foreign and not force:
+        raise refusal(check, store.label, source)
+    new = store.annotations().import_lines(check.lines, set(store.item_ids()), source)
+    total = sum(1 for line in lines if line.strip())
+    print(f"imported {new} new event(s) into run {store.label} ({total - new} already there)"
+          + (f"; {check.foreign_events} made on other outputs, marked forced" if check.foreign else ""))
+    return 0
+
+
+def cmd_pack(args: argparse.Namespace) -> int:
+    from sessions.pack import pack_run
+
+    store, fingerprint, size = pack_run(args.run, Path(args.out))
+    print(f"packed run {store.label} ({store.total} items, fingerprint {fingerprint}) into {args.out} ({size:,} bytes)")
+    return 0
+
+
+def cmd_unpack(args: argparse.Namespace) -> int:
+    from sessions.pack import unpack_run
+
+    done = unpack_run(Path(args.file))
+    if done.installed:
+        print(f"installed run {done.label} ({done.run}, fingerprint {done.fingerprint})")
+    else:
+        print(f"run {done.label} is here already with the same items and outputs; "
+              f"took in {done.merged} new annotation event(s)")
+    return 0
 
 
 def settle(store: RunStore, args: argparse.Namespace) -> int:
@@ -127,6 +167,12 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     report = agreement_report(store, names or None, args.against)
     if args.json:
         print(json.dumps({"run": store.id, **report.to_json()}, ensure_ascii=False))
+        return 0
+    if args.format != "text":
+        from n2f_tui.agreement_tables import agreement_tables
+        from n2f_tui.table_formats import WRITERS
+
+        sys.stdout.write(WRITERS[args.format](agreement_tables(report)))
         return 0
     sys.stdout.write(agreement_text(report))
     return 0
@@ -166,6 +212,7 @@ def agreement_text(report: Any) -> str:
         for pair in report.pairs:
             out.append(f"{pair.a} vs {pair.b}: n {pair.n}, kappa {figure(pair.kappa.value, pair.kappa.ci)}, "
                        f"disagree on {len(pair.disagreeing)}: {' '.join(pair.disagreeing)}\n")
+    out.append(alpha_text(report))
     out.append(f"adjudication queue: {len(report.queue)} item(s) {' '.join(report.queue)}\n")
     out.append(f"tagger quality against {report.reference}: {report.quality_n} item(s)\n")
     rows = [["code", "tp", "fp", "fn", "precision", "recall", "F1"]]
@@ -180,4 +227,17 @@ def agreement_text(report: Any) -> str:
     return "".join(out)
 
 
-COMMANDS = {"study": cmd_study, "annotations": cmd_annotations, "agreement": cmd_agreement}
+def alpha_text(report: Any) -> str:
+    """Krippendorff's alpha per code and pooled, with the items and labels behind each."""
+    if report.alpha_overall is None:
+        return ""
+    head = (f"Krippendorff's alpha (nominal) of {', '.join(report.annotators)} over every item two or more of them "
+            "reviewed, 95% bootstrap intervals\n")
+    rows = [["code", "items", "labels", "alpha"]]
+    for a in report.alpha + [report.alpha_overall]:
+        rows.append([a.code if a.code != "*" else "all (pooled)", str(a.items), str(a.values), figure(a.alpha, a.ci)])
+    forced = f"{report.forced} label event(s) were imported with --force on other outputs\n" if report.forced else ""
+    return head + columns(rows) + forced
+
+
+COMMANDS = {"pack": cmd_pack, "unpack": cmd_unpack, "study": cmd_study, "annotations": cmd_annotations, "agreement": cmd_agreement}

@@ -1,27 +1,38 @@
 """The adjudication queue: items whose annotators disagree, their labels side by side, settled one by one.
 
-The adjudicator sees every annotator's labels (and the automatic tags) per code, builds
-the final set (it starts as the codes most annotators gave), and ``s`` writes it as a
-``settle`` event: the settled labels are the item's final tags from then on
-(``sessions.labels``), and the item leaves the queue.
+The adjudicator sees every annotator's labels (and the automatic tags) per code with
+their notes, and under them what is being judged: the item's question (its inputs), the
+model's output, the gold answer, the engine's diff and the automatic tags with their
+evidence (``item_case``, folded). Enter (or ``o``) opens the whole item unfolded, prompts
+and every view included, and Escape comes back to the queue where it was. The final set
+starts as the codes most annotators gave; ``s`` writes it as a ``settle`` event: the
+settled labels are the item's final tags from then on (``sessions.labels``), and the
+item leaves the queue. The item is drawn by a worker thread: re-judging it for its views
+can take a moment (a solver), and moving in the queue never waits for it.
 """
 
 from __future__ import annotations
 
+from rich.console import Group, RenderableType
 from rich.table import Table as RichTable
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from n2f_tui.render import safe_text
+from n2f_tui.itemview import Extent, gold_parts, heading, output_parts, prompt_parts, structured, view_parts
+from n2f_tui.render import Fold, render_view, safe_text
 from n2f_tui.screens.dialogs import ChoiceDialog
 from sessions import api
 from sessions.labels import ItemLabels, RunLabels, store_labels
 from sessions.store import RunStore
+
+FOLDED = Extent(Fold(rows=8, lines=12, hint="Enter opens the whole item"))
+WHOLE = Extent(None)
 
 
 def majority(item: ItemLabels) -> set[str]:
@@ -44,16 +55,68 @@ def side_by_side(item: ItemLabels, draft: set[str]) -> RichTable:
     return table
 
 
+def notes_of(events: list[dict]) -> Text:
+    """Each annotator's notes on the item, one a line."""
+    notes = [e for e in events if e.get("kind") == "note" and e.get("text")]
+    text = Text()
+    for event in notes:
+        text.append(f"{event.get('annotator', '?')}: ", style="bold")
+        text.append_text(safe_text(event["text"]))
+        text.append("\n")
+    return text if notes else Text("(no note)\n", style="dim")
+
+
+def item_case(detail: api.ItemDetail, extent: Extent) -> list[RenderableType]:
+    """What the adjudicator judges: question (the item's inputs), output, gold, diff, automatic tags with evidence."""
+    parts: list[RenderableType] = [heading("Question")]
+    for key, value in detail.item.inputs.items():
+        parts += [safe_text(f"{key}:", style="bold"), structured(value, extent)]
+    parts += output_parts(list((detail.record or {}).get("outputs", [])), detail.prompts, extent)
+    parts += gold_parts(detail.item.gold, extent)
+    views = detail.verdict.views if detail.verdict else []
+    parts += [render_view(v, extent.fold) for v in views if v.kind == "diff"]
+    tags = detail.verdict.tags if detail.verdict else []
+    parts.append(heading(f"Automatic tags ({len(tags)})"))
+    for tag in tags:
+        parts.append(safe_text(f"[{tag.code}] ", style="bold red") + safe_text(tag.evidence or "(no evidence)"))
+    return parts
+
+
+class ItemScreen(Screen[None]):
+    """One item whole: prompts, outputs, gold, automatic tags with evidence and every engine view; Escape returns."""
+
+    DEFAULT_CSS = "ItemScreen VerticalScroll { height: 1fr; padding: 0 1; }"
+    BINDINGS = [Binding("escape,o", "dismiss", "Back to the queue")]
+
+    def __init__(self, detail: api.ItemDetail) -> None:
+        super().__init__()
+        self.detail = detail
+
+    def compose(self) -> ComposeResult:
+        parts = prompt_parts(self.detail, WHOLE) + item_case(self.detail, WHOLE)
+        parts += view_parts(self.detail.verdict.views if self.detail.verdict else [], WHOLE)
+        with VerticalScroll():
+            yield Static(Group(*parts), id="item-whole")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(VerticalScroll).focus()
+
+
 class AdjudicationScreen(Screen[None]):
     DEFAULT_CSS = """
     AdjudicationScreen Horizontal { height: 1fr; }
-    AdjudicationScreen OptionList { width: 34; height: 1fr; }
-    AdjudicationScreen #adjudicate-labels { width: 1fr; height: 1fr; padding: 0 1; overflow-y: auto; }
+    AdjudicationScreen OptionList { width: 24; height: 1fr; }
+    AdjudicationScreen VerticalScroll { width: 1fr; height: 1fr; padding: 0 1; }
+    AdjudicationScreen #adjudicate-labels, AdjudicationScreen #adjudicate-case { height: auto; }
     """
     BINDINGS = [
         Binding("escape", "dismiss", "Back"),
+        Binding("o", "open", "Whole item"),
         Binding("t", "toggle", "Toggle a code"),
         Binding("s", "settle", "Settle"),
+        Binding("J", "scroll(5)", "Scroll down", show=False),
+        Binding("K", "scroll(-5)", "Scroll up", show=False),
         *(Binding(str(k), f"take({k - 1})", f"Take annotator {k}", show=False) for k in range(1, 10)),
     ]
 
@@ -66,11 +129,15 @@ class AdjudicationScreen(Screen[None]):
         self.labels: RunLabels = store_labels(store)
         self.queue: list[str] = []
         self.draft: set[str] = set()
+        self.details: dict[str, api.ItemDetail] = {}  # item id -> its detail, judged once by the worker
+        self.case_shown = ""  # the item whose case the pane shows
 
     def compose(self) -> ComposeResult:
         with Horizontal():
             yield OptionList(id="queue")
-            yield Static("", id="adjudicate-labels", markup=False)
+            with VerticalScroll():
+                yield Static("", id="adjudicate-labels", markup=False)
+                yield Static("", id="adjudicate-case", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -98,15 +165,57 @@ class AdjudicationScreen(Screen[None]):
         pane = self.query_one("#adjudicate-labels", Static)
         if item is None:
             pane.update(Text("no disputed item: every item the annotators disagree on is settled", style="italic"))
+            self.query_one("#adjudicate-case", Static).update("")
+            self.case_shown = ""
             return
         self.draft = majority(item) if draft is None else draft
         table = side_by_side(item, self.draft)
-        table.caption = "1-9 take an annotator's labels · t toggles a code · s settles the final column"
+        table.caption = "1-9 take an annotator's labels · t toggles a code · s settles · Enter/o the whole item"
         table.caption_justify = "left"
-        pane.update(table)
+        pane.update(Group(table, heading("Notes"), notes_of(self.annotations.events(item.item))))
+        if self.case_shown != item.item:
+            self.case_shown = item.item
+            self.show_case(item.item)
+
+    def show_case(self, item_id: str) -> None:
+        case = self.query_one("#adjudicate-case", Static)
+        detail = self.details.get(item_id)
+        if detail is None:
+            case.update(Text("reading the item…", style="italic dim"))
+            self.load_detail(item_id)
+            return
+        case.update(Group(*item_case(detail, FOLDED)))
+
+    @work(thread=True, exclusive=True, group="case", exit_on_error=False)
+    def load_detail(self, item_id: str) -> None:
+        index = self.store.find_item(item_id)
+        if index is None:
+            return
+        detail = api.item_detail(self.store, index, annotations=[])
+        self.app.call_from_thread(self._loaded, item_id, detail)
+
+    def _loaded(self, item_id: str, detail: api.ItemDetail) -> None:
+        self.details[item_id] = detail
+        if self.case_shown == item_id:
+            self.show_case(item_id)
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         self.show()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.action_open()
+
+    def action_open(self) -> None:
+        """The whole item, once its detail is read (the queue keeps its place meanwhile)."""
+        item = self.current
+        detail = self.details.get(item.item) if item is not None else None
+        if detail is None:
+            self.notify("the item is still being read", timeout=1.5)
+            return
+        self.app.push_screen(ItemScreen(detail))
+
+    def action_scroll(self, lines: int) -> None:
+        self.query_one(VerticalScroll).scroll_relative(y=lines, animate=False)
 
     def action_take(self, position: int) -> None:
         item = self.current

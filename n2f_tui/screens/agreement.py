@@ -2,8 +2,9 @@
 
 The figures are ``sessions.agreement``'s (the same as ``n2f agreement``). The upper table
 is the tagger's quality per code (precision, recall, F1 with 95% intervals); with two or
-more annotators the second table is their agreement per code (percent, Cohen's or
-Fleiss' kappa). The list under them names the items behind the highlighted row's
+more annotators the next are Krippendorff's alpha per code over every item two or more
+of them reviewed, and their agreement per code on the items all reviewed (percent,
+Cohen's or Fleiss' kappa). The list under them names the items behind the highlighted row's
 disagreements: Enter opens one in the run, ``d`` opens the adjudication queue.
 """
 
@@ -26,6 +27,7 @@ from sessions.store import RunStore
 
 QUALITY = ("code", "label", "tp", "fp", "fn", "tn", "precision", "recall", "F1", "kappa", "disagree")
 AGREE = ("code", "n", "agree %", "kappa", "disagree")
+ALPHA = ("code", "items", "labels", "Krippendorff's alpha (95% CI)")
 
 
 def fmt(value: Any) -> str:
@@ -77,6 +79,7 @@ class AgreementScreen(Screen[str | None]):
         with Vertical():
             yield Static("", id="agree-head", markup=False)
             yield DataTable(cursor_type="row", id="quality")
+            yield DataTable(cursor_type="row", id="alpha")
             yield DataTable(cursor_type="row", id="agree")
             yield Static("", id="disagree-title", markup=False)
             yield OptionList(id="disagree")
@@ -96,6 +99,7 @@ class AgreementScreen(Screen[str | None]):
             cells = [row.code, row.label, row.tp, row.fp, row.fn, row.tn, figure(row.precision, row.precision_ci),
                      figure(row.recall, row.recall_ci), figure(row.f1, row.f1_ci), fmt(row.kappa), len(row.disagreeing)]
             quality.add_row(*(safe_text(str(c)) for c in cells), key=row.code)
+        self.fill_alpha(report)
         agree = self.query_one("#agree", DataTable)
         agree.clear(columns=True)
         agree.display = len(report.annotators) > 1
@@ -106,6 +110,17 @@ class AgreementScreen(Screen[str | None]):
             agree.add_row(*(safe_text(str(c)) for c in cells), key=row.code)
         self.query_one("#agree-head", Static).update(head_text(report))
         self.show_items("quality", 0)
+
+    def fill_alpha(self, report: AgreementReport) -> None:
+        """Krippendorff's alpha per code and pooled, over every item two or more annotators reviewed."""
+        table = self.query_one("#alpha", DataTable)
+        table.clear(columns=True)
+        table.add_columns(*ALPHA)
+        rows = report.alpha + ([report.alpha_overall] if report.alpha_overall else [])
+        table.display = bool(rows)
+        for row in rows:
+            cells = [row.code if row.code != "*" else "all (pooled)", row.items, row.values, figure(row.alpha, row.ci)]
+            table.add_row(*(safe_text(str(c)) for c in cells), key=f"alpha:{row.code}")
 
     def pair_disagreements(self, code: str) -> list[str]:
         """Items some pair of annotators disagrees on (on ``code``; ``*``: on any code), in run order."""
@@ -137,7 +152,8 @@ class AgreementScreen(Screen[str | None]):
         options.add_options([Option(safe_text(item_id), id=item_id) for item_id in items])
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        self.show_items(event.data_table.id or "quality", event.cursor_row)
+        table = event.data_table.id or "quality"
+        self.show_items("agree" if table == "alpha" else table, event.cursor_row)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         options = self.query_one(OptionList)

@@ -1,4 +1,9 @@
-"""Two runs over the same items, side by side, with a "different outcome" filter."""
+"""Two runs over the same items, side by side, with a "different outcome" filter.
+
+The head carries the paired statistics of ``sessions.paired`` (McNemar's exact test and
+the paired bootstrap interval of each report metric's difference), worked out by a
+worker thread once the screen is up: the intervals re-run the engine's report per draw.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,7 @@ from typing import Any
 
 from rich.console import Group
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -46,6 +52,16 @@ def summary_line(summary: dict[str, int], unmatched: dict[str, int]) -> str:
     return " · ".join([head, *(f"{label} {summary.get(key, 0)}" for key, label in SUMMARY_LABELS.items())])
 
 
+def paired_line(paired: Any) -> Text:
+    """McNemar's p and each metric's A - B with its paired 95% interval, on one line."""
+    if paired is None:
+        return Text("paired statistics: working them out…", style="italic dim")
+    parts = [f"McNemar p {paired.p_value:.3g} (only A {paired.only_a}, only B {paired.only_b}, n {paired.items})"]
+    parts += [f"{m.metric} A-B {m.difference:+.3f}" + ("" if m.ci is None else f" [{m.ci[0]:+.3f}, {m.ci[1]:+.3f}]")
+              for m in paired.metrics]
+    return safe_text(" · ".join(parts), style="bold")
+
+
 class CompareScreen(Screen):
     DEFAULT_CSS = """
     CompareScreen #cmp-head { height: auto; max-height: 5; padding: 0 1; background: $panel; }
@@ -74,6 +90,7 @@ class CompareScreen(Screen):
         self.differences: list[str] = []
         self.records_a: dict[int, dict[str, Any]] = {}
         self.records_b: dict[int, dict[str, Any]] = {}
+        self.paired: Any = None  # sessions.paired.PairedComparison, once worked out
 
     def compose(self) -> ComposeResult:
         yield Static("", id="cmp-head", markup=False)
@@ -96,6 +113,22 @@ class CompareScreen(Screen):
         self.records_b = self.store_b.results()
         self.apply_filter()
         self.query_one(VirtualList).focus()
+        self.work_out_paired()
+
+    @work(thread=True, exclusive=True, group="paired", exit_on_error=False)
+    def work_out_paired(self) -> None:
+        from sessions.final_tags import load_final_results
+        from sessions.paired import paired_comparison
+
+        engine, _ = api.run_settings(self.store_a)
+        run_a, _ = load_final_results(self.store_a)
+        run_b, _ = load_final_results(self.store_b)
+        paired = paired_comparison(engine, run_a, run_b)
+        self.app.call_from_thread(self._paired, paired)
+
+    def _paired(self, paired: Any) -> None:
+        self.paired = paired
+        self.update_head()
 
     def apply_filter(self) -> None:
         self.shown = [r for r in self.rows if r.different] if self.different_only else list(self.rows)
@@ -117,6 +150,8 @@ class CompareScreen(Screen):
         text.append("\n")
         text.append_text(safe_text("B differs from A: " + ("; ".join(self.differences) or "nothing recorded "
                                                             "(same model, settings, templates and seed)")))
+        text.append("\n")
+        text.append_text(paired_line(self.paired))
         self.query_one("#cmp-head", Static).update(text)
 
     def render_row(self, position: int) -> Text:

@@ -9,19 +9,32 @@ from __future__ import annotations
 from typing import Callable
 
 from n2f_tui.screens.dialogs import ChoiceDialog, TextDialog
+from n2f_tui.screens.tag_dialog import Code, TagDialog
 
 
 class AnnotationActions:
     """Labelling the item under the cursor (``RunScreen`` provides ``state``, ``current``, ``vlist``)."""
 
     def action_tag_add(self) -> None:
+        """The tag dialog (``tag_dialog.TagDialog``): tick and untick codes with their keys, Enter applies them all."""
         index = self.current
         if index is None:
             return
-        have = self.state.tags(index).codes
-        choices = [(t.code, f"{t.label} ({t.code})" + (" ✓" if t.code in have else ""),
-                    (f"[{t.group}] " if t.group else "") + t.description) for t in self.state.taxonomy()]
-        self._choose_tag(index, "Add a tag (the engine's taxonomy)", choices, self.state.add_tag, "tagged")
+        have = set(self.state.tags(index).codes)
+        codes = [Code(t.code, t.label, (f"[{t.group}] " if t.group else "") + t.description, t.key)
+                 for t in self.state.taxonomy()]
+        codes += [Code(code, code) for code in sorted(have - {c.code for c in codes})]
+
+        def done(chosen: frozenset[str] | None) -> None:
+            if chosen is None or chosen == have:
+                return
+            for code in sorted(chosen - have):
+                self.state.add_tag(index, code)
+            for code in sorted(have - chosen):
+                self.state.remove_tag(index, code)
+            self.after_annotation(index, "labels: " + (", ".join(sorted(chosen)) or "none"))
+
+        self.app.push_screen(TagDialog(f"Labels of {self.state.ids[index]}", codes, have), done)
 
     def action_tag_remove(self) -> None:
         index = self.current
