@@ -35,6 +35,7 @@ from sessions.collector import collector_paused
 from sessions.config import Config, load_config
 from sessions.errors import InputError, RuntimeFailure
 from sessions.models import make_backend, parse_model_spec
+from sessions.provenance import provenance
 from sessions.results_log import finish_reasons
 from sessions.store import RunStore
 from sessions.usage import Budget, run_usage
@@ -196,7 +197,8 @@ async def prepare_run(
     if concurrency < 1:
         raise InputError("-j must be at least 1")
     budget = make_budget(config, spec, max_tokens, max_cost)
-    backend = make_backend(spec, engine, seed, config, cache=response_cache(spec.kind))
+    cache = response_cache(spec.kind)
+    backend = make_backend(spec, engine, seed, config, cache=cache)
     await backend.preflight()
     await preflight_tools(engine.tools, settings)
     chosen = {**engine.templates(settings), **(templates or {})}
@@ -211,6 +213,7 @@ async def prepare_run(
         concurrency=concurrency,
         name=name,
         extra={"versions": package_versions(), **reproduction_meta(engine, settings, chosen), **tools_meta(engine.tools),
+               "provenance": provenance(settings_to_json(settings), cache_enabled=cache is not None),
                **({"group": group} if group else {})},
     )
     store.acquire()
@@ -429,6 +432,7 @@ def _build_report(store: RunStore, against: Sequence[RunStore]) -> tuple[Any, di
         "settings": store.meta.get("settings", {}),
         "description": describe_run(store.meta).to_json(),
         "seed": store.meta.get("seed"),
+        "provenance": store.meta.get("provenance"),  # revision, dataset hashes, OS and Python, cache counts
         "status": store.meta.get("status", ""),
         "n": int(store.meta.get("total", len(run.results))),
         "counts": counts,

@@ -22,6 +22,7 @@ from sessions.backends.base import Backend
 from sessions.collector import run_heap
 from sessions.results_log import finish_reasons
 from sessions.steps import StepTrace, error_record, record_for, run_steps
+from sessions.provenance import with_cache_counts
 from sessions.store import FLUSH_SECONDS, PersistError, RunStore
 from sessions.streaming import LiveReply
 from sessions.usage import Budget, Usage, run_usage
@@ -39,6 +40,8 @@ class Progress:
     finished: float | None = None
     cancelled: bool = False
     usage: Usage = field(default_factory=Usage)  # tokens of the items answered in this pass
+    steps: int = 0  # steps answered in this pass
+    cache_hits: int = 0  # of them, replies served from the response cache
     budget_reached: bool = False
     paused_at: float | None = None  # while paused: since when (the clock of rate and ETA stands still)
     paused_for: float = 0.0  # seconds spent paused before now
@@ -242,8 +245,10 @@ class Runner:
             else:
                 done = all(i in stored and stored[i].get("status") != "error" for i in range(self.store.total))
                 status = "finished" if done else BUDGET_STATUS if self.progress.budget_reached else "incomplete"
+        counted = with_cache_counts(self.store.meta.get("provenance") or {}, self.progress.steps,
+                                    self.progress.cache_hits)
         try:
-            self.store.update_meta(status=status)
+            self.store.update_meta(status=status, provenance=counted)
         except PersistError as exc:
             failure = failure or exc
         return failure
@@ -254,6 +259,8 @@ class Runner:
         item starts, and those in flight finish."""
         progress = self.progress
         progress.usage.add_steps(steps)
+        progress.steps += len(steps)
+        progress.cache_hits += sum(bool(step.get("cached")) for step in steps)
         if self.budget and not progress.budget_reached:
             spent = Usage(self._spent_before.prompt_tokens + progress.usage.prompt_tokens,
                           self._spent_before.completion_tokens + progress.usage.completion_tokens)
