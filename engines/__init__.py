@@ -73,9 +73,9 @@ def engine_names() -> tuple[str, ...]:
 
 
 def problems() -> list[str]:
-    """One line per plugin left out (each names the plugin and its package), after the engines are listed."""
+    """One line per plugin left out (each names the plugin and its package), by name."""
     _engines()
-    return [line for _, line in _problems]
+    return [line for _, line in sorted(_problems)]
 
 
 def get_engine(name: str) -> Engine:

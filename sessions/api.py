@@ -32,9 +32,10 @@ from engines.core import (
 )
 from sessions.backends.base import Backend, BackendError, ModelSpec
 from sessions.collector import collector_paused
-from sessions.config import Config, load_config
+from sessions.config import Config, load_config, reading_config
 from sessions.errors import InputError, RuntimeFailure
 from sessions.models import make_backend, parse_model_spec
+from sessions.prompts import rebuilt_steps
 from sessions.provenance import provenance
 from sessions.results_log import finish_reasons
 from sessions.store import RunStore
@@ -135,8 +136,8 @@ def make_budget(config: Config, spec: ModelSpec, max_tokens: int | None = None,
 
 
 def price_of(store: RunStore, config: Config | None = None) -> Any:
-    """The config's price for a run's model, or None."""
-    config = config or load_config()
+    """The config's price for a run's model, or None (also when the config does not load: reading goes on)."""
+    config = config or reading_config()[0]
     spec = parse_model_spec(store.meta.get("model", "sim"))
     return config.price_for(spec.text, spec.name)
 
@@ -342,18 +343,9 @@ class ItemDetail:
 
 
 def item_steps(store: RunStore, item: Item, outputs: Sequence[str]) -> list[dict[str, Any]]:
-    """The item's steps rebuilt from the run's templates, one per stored output (at least one):
-    ``{"step", "kind" (model|tool), "tool", "messages": [{"role", "content"}]}``; a tool step has no messages."""
+    """The item's steps rebuilt from the run's templates (``sessions.steps.rebuilt_steps``)."""
     engine, settings = run_settings(store)
-    templates = store.meta.get("templates")
-    steps = []
-    for step_index in range(max(1, len(outputs))):
-        step = engine.next_step(item, settings, outputs[:step_index], templates)
-        if step is None:
-            break
-        steps.append({"step": step.name, "kind": step.kind, "tool": step.tool,
-                      "messages": [m.to_json() for m in step.messages]})
-    return steps
+    return rebuilt_steps(engine, settings, store.meta.get("templates"), item, outputs)
 
 
 def item_detail(store: RunStore, index: int, record: dict[str, Any] | None = None,
