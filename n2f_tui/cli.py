@@ -18,6 +18,7 @@ from n2f_tui.commands import about, reading, running, study, upkeep
 from n2f_tui.commands.examples import add_examples
 from n2f_tui.render import safe_text
 from sessions.errors import InputError, N2FError
+from sessions.models import problems as backend_problems
 
 COMMANDS = {**running.COMMANDS, **reading.COMMANDS, **upkeep.COMMANDS, **study.COMMANDS, **about.COMMANDS}
 
@@ -74,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         parser = build_parser()
         complete(parser)
-        for line in engine_problems():  # a broken plugin is named once; the other engines keep working
+        for line in engine_problems() + backend_problems():  # a broken plugin is named once; the others work
             print(f"n2f: warning: {one_line(line)}", file=sys.stderr)
         args = parser.parse_args(argv)
         if args.command is None:

@@ -89,6 +89,13 @@ def test_the_example_engine_installed_as_a_package_runs_reports_and_shows(site):
     assert [r["engine"] for r in json.loads(n2f(site, "runs", "--json").stdout)] == ["parity"]
     assert "count" in n2f(site, "settings", "parity").stdout
 
+    always = json.loads(n2f(site, "run", "parity", "-m", "always:odd", "--json", "-q").stdout)  # the plugin's backend
+    assert always["model"] == "always:odd" and always["usage"]["total_tokens"] == 2 * 24
+    odd = [json.loads(line) for line in n2f(site, "items", "parity").stdout.splitlines() if '"odd"' in line]
+    assert always["counts"]["correct"] == len(odd) and always["engine"] == "parity"
+    dedc = json.loads(n2f(site, "run", "dedc", "-n", "3", "-m", "always:x", "--json", "-q").stdout)
+    assert dedc["counts"]["unparseable"] + dedc["counts"]["wrong"] == 3  # any engine, any registered backend
+
 
 async def test_the_inspector_shows_the_example_engine_s_detail_and_report(site, monkeypatch):
     import engines
@@ -97,8 +104,7 @@ async def test_the_inspector_shows_the_example_engine_s_detail_and_report(site, 
 
     install_example(site)
     monkeypatch.syspath_prepend(str(site))
-    monkeypatch.setattr(engines, "_found", None)  # list the engines again, the plugin among them
-    monkeypatch.setattr(engines, "_problems", [])
+    monkeypatch.setattr(engines, "_loaded", None)  # list the engines again, the plugin among them
     assert engines.engine_names()[-1] == "parity" and engines.problems() == []
     await make_run("par", limit=12, engine="parity", model="sim:error_rate=0.3")
     async with inspect_run("par") as (app, pilot):
@@ -114,6 +120,7 @@ async def test_the_inspector_shows_the_example_engine_s_detail_and_report(site, 
 
 
 BROKEN_IMPORT = "import n2f_no_such_module_anywhere\n"
+NOT_A_BACKEND = "ENGINE = object()\n"
 BROKEN_CONTRACT = '''
 from typing import Mapping, Sequence
 from n2f_parity import ParityEngine
@@ -145,12 +152,15 @@ def test_a_broken_plugin_is_one_line_and_the_others_keep_working(site):
     install_module(site, "n2f-broken-import", "n2f_broken_import", BROKEN_IMPORT, "broken")
     install_module(site, "n2f-misnamed", "n2f_misnamed", BROKEN_CONTRACT, "wrongname")
     install_module(site, "n2f-partless", "n2f_partless", BROKEN_PARTS, "partless")
+    (site / "n2f_nobackend.py").write_text(NOT_A_BACKEND, encoding="utf-8")
+    record_installed(site, "n2f-nobackend", "0.1", {"n2f_tui.backends": {"nothing": "n2f_nobackend:ENGINE"}})
 
     runs = n2f(site, "runs")
     warnings = runs.stderr.strip().splitlines()
-    assert len(warnings) == 2 + 1, runs.stderr  # one line per broken plugin, then "no runs yet"
+    assert len(warnings) == 3 + 1, runs.stderr  # one line per broken plugin, then "no runs yet"
     assert "'broken' (n2f-broken-import" in warnings[0] and "ModuleNotFoundError" in warnings[0]
     assert "'wrongname' (n2f-misnamed" in warnings[1] and "its name is 'misnamed'" in warnings[1]
+    assert "model backend plugin 'nothing' (n2f-nobackend" in warnings[2] and "not a sessions.models.BackendKind" in warnings[2]
     assert "Traceback" not in runs.stderr
 
     dedc = json.loads(n2f(site, "run", "dedc", "-n", "5", "--json", "-q").stdout)
@@ -164,3 +174,6 @@ def test_a_broken_plugin_is_one_line_and_the_others_keep_working(site):
     assert partless.returncode == 2 and "Traceback" not in partless.stderr
     assert lines[-1].startswith("n2f: error: engine partless: its parts cannot be loaded: ModuleNotFoundError")
     assert len(json.loads(n2f(site, "runs", "--json").stdout)) == 2
+    assert n2f(site, "run", "dedc", "-n", "2", "-m", "always", "-q").returncode == 0  # the good backend plugin works
+    nothing = n2f(site, "run", "dedc", "-m", "nothing", check=False)
+    assert nothing.returncode == 2 and "model backend plugin 'nothing'" in nothing.stderr.strip().splitlines()[-1]
