@@ -4,9 +4,12 @@ An engine subclasses ``Engine[S]`` with ``S`` its frozen settings dataclass, fil
 the abstract operations and names its own functions in one ``EngineParts`` record; the
 base class adds what every family shares (the operations that only hand over to those
 functions, the model parameters, the shared reply tags, the lenient reading riding along
-the strict verdict). Registration is one line in ``engines/__init__.py``; the contract test
-checks every registered engine against this class, so a new family is added by filling
-in one object, never by naming modules.
+the strict verdict). Registration is one entry point in the group ``n2f_tui.engines``
+(``engines/__init__.py``); the contract test checks every registered engine against this
+class, and ``declaration_problems`` is what the registry checks before it lists one (a
+plugin that breaks it is left out, naming itself), so a new family is added by filling
+in one object, never by naming modules. Everything an engine offers goes through here,
+its paper's figures included (``EngineParts.paper``; an engine without them has none).
 
 Every operation is pure and deterministic. An engine imports its heavy modules (Z3, lark,
 pyoxigraph) in ``load_parts``, called on first use, so that listing the engines stays cheap.
@@ -22,8 +25,9 @@ from functools import cached_property
 from typing import Any, Callable, ClassVar, Generic, Mapping, Protocol, Sequence, TypeVar
 
 from engines import replies
-from engines.core import (LENIENT, SCORER_ERROR, STRICT, UNJUDGED, Item, Message, Report, RunResults, SimOptions, Step,
-                          Tag, TagType, Verdict, View)
+from engines.core import (LENIENT, SCORER_ERROR, STRICT, UNJUDGED, EngineError, Item, Message, Report, RunResults,
+                          SimOptions, Step, Tag, TagType, Verdict, View)
+from engines.papers import PaperRecord
 from engines.parsing import shorten
 from engines.taxonomy import UNPARSEABLE
 
@@ -63,6 +67,7 @@ class EngineParts(Generic[S]):
     simulate: Callable[[Item, SimOptions, int], str] | None = None
     oracle: Callable[[Item], str] | None = None
     metrics: Sequence[Metric] = ()  # how reports label its metrics (views.METRICS); unnamed ones show plainly
+    paper: PaperRecord | None = None  # the paper's published figures (paper.PAPER); None: the engine has none
 
 
 class Engine(ABC, Generic[S]):
@@ -76,6 +81,7 @@ class Engine(ABC, Generic[S]):
     model_steps: ClassVar[int] = 1  # model calls per item: a per-item reply budget is split across them
     report_reads_outputs: ClassVar[bool] = False  # report() reads ItemResult.outputs (tool results)
     reply_tag_map: ClassVar[Mapping[str, str]] = {}  # shared reply code -> this engine's code for it
+    rank: ClassVar[int] = 100  # where listings put it (the built-ins 0-4 in the README's order); ties by name
 
     # ---------------------------------------------------------- what each engine fills in
 
@@ -98,7 +104,17 @@ class Engine(ABC, Generic[S]):
 
     @cached_property
     def parts(self) -> EngineParts[S]:
-        return self.load_parts()
+        """The engine's parts; a plugin whose parts fail to import or are not an EngineParts is an
+        EngineError naming it (one line, exit status 2), not a traceback."""
+        try:
+            parts = self.load_parts()
+        except EngineError:
+            raise
+        except Exception as exc:  # a plugin's imports may fail any way
+            raise EngineError(f"engine {self.name}: its parts cannot be loaded: {type(exc).__name__}: {exc}") from None
+        if not isinstance(parts, EngineParts):
+            raise EngineError(f"engine {self.name}: load_parts returned {type(parts).__name__}, not EngineParts")
+        return parts
 
     def items(self, settings: S, seed: int) -> Sequence[Item]:
         """Build (or load) the items for these settings (a lazy sequence for large official files)."""
@@ -249,6 +265,25 @@ def scorer_error(exc: Exception) -> Verdict:
     where = f" (at {frames[-1].filename.rsplit('/', 1)[-1]}:{frames[-1].lineno} in {frames[-1].name})" if frames else ""
     text = shorten(f"{type(exc).__name__}: {exc}", 500) + where
     return Verdict(SCORER_ERROR, {}, [], [View("text", "Scorer error", text)], error=text)
+
+
+def declaration_problems(engine: object, name: str) -> list[str]:
+    """What an object registered as engine ``name`` gets wrong in the contract's declarations
+    (checked without loading its parts, so listing engines stays cheap); empty when nothing."""
+    if not isinstance(engine, Engine):
+        return [f"it is a {type(engine).__name__}, not an engines.contract.Engine"]
+    found = []
+    if getattr(engine, "name", None) != name:
+        found.append(f"its name is {getattr(engine, 'name', None)!r}, registered as {name!r}")
+    for attribute in ("title", "main_score"):
+        if not isinstance(getattr(engine, attribute, None), str) or not getattr(engine, attribute):
+            found.append(f"{attribute} must be a non-empty string")
+    settings = getattr(engine, "settings_type", None)
+    if not (isinstance(settings, type) and dataclasses.is_dataclass(settings) and settings.__dataclass_params__.frozen):
+        found.append("settings_type must be a frozen dataclass")
+    if not isinstance(engine.model_steps, int) or engine.model_steps < 1:
+        found.append("model_steps must be an integer of at least 1")
+    return found
 
 
 def with_extraction(report: Report, run: RunResults) -> Report:

@@ -384,6 +384,27 @@ def parse_settings(cls: type, pairs: Mapping[str, str] | Sequence[str]) -> Any:
     return cls(**values)
 
 
+def describe_settings(cls: type) -> list[dict[str, Any]]:
+    """Each setting as ``n2f settings`` lists it: name, type, default, allowed values and meaning,
+    read from the dataclass and its field metadata (the same ``parse_settings`` checks)."""
+    rows = []
+    for f in settings_fields(cls):
+        tp = _resolve_type(cls, f)
+        choices, lo, hi = f.metadata.get("choices"), f.metadata.get("min"), f.metadata.get("max")
+        if choices:
+            allowed = " | ".join(choices)
+        elif tp is bool:
+            allowed = "true | false"
+        elif lo is not None or hi is not None:
+            allowed = f"{'' if lo is None else lo}..{'' if hi is None else hi}"
+        else:
+            allowed = "any"
+        default = f.default_factory() if f.default is dataclasses.MISSING else f.default  # type: ignore[misc]
+        rows.append({"name": f.name, "type": getattr(tp, "__name__", str(tp)), "default": default,
+                     "allowed": allowed, "help": f.metadata.get("help", "")})
+    return rows
+
+
 def settings_to_json(settings: Any) -> dict[str, Any]:
     return {f.name: getattr(settings, f.name) for f in settings_fields(type(settings))}
 

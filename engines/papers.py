@@ -1,11 +1,12 @@
 """The papers' published figures as data, and how a run's own figure is set beside them.
 
-Each engine's ``paper.py`` holds ``FIGURES``, a tuple of :class:`PaperFigure`, each one
-number of one of its paper's tables, with the setting it was measured in written in the
-engine's own settings and the metric written as the engine's report names it. The same
-module says which setting a run was in (``run_setting``) and over how many items a metric
-of the run was computed (``sample_size``); this module does the rest the same way for all
-five engines.
+An engine offers its paper through the contract: ``EngineParts.paper``, a :class:`PaperRecord`
+(the built-ins keep theirs in ``engines/<name>/paper.py`` as ``PAPER``). It holds ``figures``,
+each one number of one of its paper's tables, with the setting it was measured in written in
+the engine's own settings and the metric written as the engine's report names it; it says
+which setting a run was in (``run_setting``) and over how many items a metric of the run was
+computed (``sample_size``). This module does the rest the same way for every engine; an
+engine without a record simply has no figures.
 
 The interval is a 95% Wilson score interval on the run's figure, from the number of
 items the figure was computed over. For accuracies and rates (SVR, BER, SCR, P_dc, the
@@ -18,10 +19,11 @@ resampling the run. A paper figure is "within noise" when it lies inside that in
 
 from __future__ import annotations
 
-import importlib
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
+
+from engines.core import ItemResult
 
 Scalar = str | int | float | bool
 
@@ -74,12 +76,26 @@ class Comparison:
                 "diff_low": self.low, "diff_high": self.high, "verdict": self.verdict}
 
 
-def paper_module(engine: str) -> Any:
-    return importlib.import_module(f"engines.{engine}.paper")
+@dataclass(frozen=True)
+class PaperRecord:
+    """An engine's paper on record: its figures, the setting a run was in (each key the papers fix ->
+    the canonical values the run covers) and the number of items a run's metric was computed over."""
+
+    figures: tuple[PaperFigure, ...]
+    run_setting: Callable[[Mapping[str, Any], Sequence[ItemResult]], dict[str, frozenset[str]]]
+    sample_size: Callable[[str, Sequence[ItemResult]], int]
+
+
+def paper_record(engine: str) -> PaperRecord | None:
+    """The record the engine registered under ``engine`` offers through its parts, or None."""
+    from engines import get_engine
+
+    return get_engine(engine).parts.paper
 
 
 def figures(engine: str) -> tuple[PaperFigure, ...]:
-    return tuple(paper_module(engine).FIGURES)
+    record = paper_record(engine)
+    return tuple(record.figures) if record else ()
 
 
 def canonical(value: Any) -> str:

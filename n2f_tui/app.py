@@ -19,6 +19,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from engines import problems as engine_problems
 from engines.core import EngineError
 from n2f_tui.jobs import RunJob
 from n2f_tui.screens.home import HomeScreen
@@ -66,6 +67,8 @@ class N2FApp(App):
     async def on_mount(self) -> None:
         self.set_interval(GC_TICK, self._collect_garbage)
         await self.push_screen(HomeScreen())
+        for line in engine_problems():  # a broken plugin is named once; the other engines work
+            self.notify(line, severity="warning", markup=False, timeout=10)
         if self.initial_run:
             self.open_run(self.initial_run)
         elif self.demo and not list_run_meta():

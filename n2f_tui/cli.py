@@ -8,17 +8,21 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import sys
 import warnings
 from typing import Any, NoReturn, Sequence
 
+from engines import problems as engine_problems
 from engines.core import EngineError
-from n2f_tui.commands import reading, running, study, upkeep
+from n2f_tui.commands import about, reading, running, study, upkeep
+from n2f_tui.commands.examples import add_examples
 from n2f_tui.render import safe_text
 from sessions.errors import InputError, N2FError
 from sessions.redact import redact
+from sessions.models import problems as backend_problems
 
-COMMANDS = {**running.COMMANDS, **reading.COMMANDS, **upkeep.COMMANDS, **study.COMMANDS}
+COMMANDS = {**running.COMMANDS, **reading.COMMANDS, **upkeep.COMMANDS, **study.COMMANDS, **about.COMMANDS}
 
 
 def one_line(message: str) -> str:
@@ -43,18 +47,46 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see {self.prog} --help)")
 
 
+class VersionAction(argparse.Action):
+    """``--version``: the version and revision are looked up only when asked for (git runs then)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="print the version (and the git revision of a checkout) and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> NoReturn:
+        from sessions.provenance import version_text
+
+        print(version_text())
+        parser.exit()
+
+
 def build_parser() -> Parser:
     parser = Parser(prog="n2f", description="Inspect natural-to-formal benchmarks: run, score, report.")
+    parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command", parser_class=Parser)
-    for group in (running, reading, upkeep, study):
+    for group in (running, reading, upkeep, study, about):
         group.add_parsers(sub)
+    add_examples(parser)
     return parser
+
+
+def complete(parser: argparse.ArgumentParser) -> None:
+    """Answer a completion request of the shell scripts ``n2f completion SHELL`` prints (and exit)."""
+    if "_ARGCOMPLETE" in os.environ:
+        import argcomplete
+
+        argcomplete.autocomplete(parser)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     warnings.showwarning = warning_line
     try:
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        complete(parser)
+        for line in engine_problems() + backend_problems():  # a broken plugin is named once; the others work
+            print(f"n2f: warning: {one_line(line)}", file=sys.stderr)
+        args = parser.parse_args(argv)
         if args.command is None:
             return upkeep.cmd_tui(args)
         return COMMANDS[args.command](args)

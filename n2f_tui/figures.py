@@ -85,10 +85,11 @@ def headline_line(engine: str, metrics: Mapping[str, Any], skip: tuple[str, ...]
     return "  ".join(f"{f.label} {f.text}" for f in figures(engine, metrics) if f.headline and f.name not in skip)
 
 
-def render_report_head(summary: dict[str, Any], run: str | None = None) -> RichTable:
+def render_report_head(summary: dict[str, Any], run: str | None = None, provenance: bool = False) -> RichTable:
     """The report's head (``sessions.api.build_report``'s summary): what the run is and how it differs from
     the defaults, its items and accuracy, then every metric labelled, one unit per number, headline first.
-    ``run`` names the run (default: its id, and its name if it has one)."""
+    ``run`` names the run (default: its id, and its name if it has one); ``provenance`` adds what reproduces
+    it (``n2f report``; the inspector's report leaves the machine's details out)."""
     head = RichTable.grid(padding=(0, 2))
     head.add_column(style="bold", no_wrap=True)
     head.add_column(overflow="fold")
@@ -129,7 +130,24 @@ def render_report_head(summary: dict[str, Any], run: str | None = None) -> RichT
                                 f"(max_tokens={replies['max_tokens']})")
     if summary.get("sandbox"):
         head.add_row("sandbox", safe_text(summary["sandbox"]))
+    if provenance and summary.get("provenance"):
+        head.add_row("provenance", safe_text(provenance_text(summary["provenance"])))
     for figure in figures(summary["engine"], metrics):
         if figure.name != "accuracy":
             head.add_row(safe_text(figure.label), safe_text(figure.text))
     return head
+
+
+def provenance_text(block: Mapping[str, Any]) -> str:
+    """``git 72cecf8a1b · dataset sha256 3fa9c2d1e0b4 · Linux x86_64, Python 3.11.7 · cache 0 of 40 steps``."""
+    revision = block.get("revision") or {}
+    parts = [f"git {revision['commit'][:10]}{' modified' if revision.get('dirty') else ''}"
+             if revision.get("commit") else "revision unknown"]
+    parts += [f"{key} sha256 {digest[:12]}" for key, digest in (block.get("dataset_sha256") or {}).items()]
+    machine = block.get("platform") or {}
+    if machine:
+        parts.append(f"{machine.get('os', '?')} {machine.get('machine', '')}, Python {machine.get('python', '?')}")
+    cache = block.get("cache") or {}
+    if cache.get("enabled"):
+        parts.append(f"cache {cache.get('from_cache', 0)} of {cache.get('replies', 0)} replies")
+    return " · ".join(parts)

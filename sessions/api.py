@@ -32,9 +32,11 @@ from engines.core import (
 )
 from sessions.backends.base import Backend, BackendError, ModelSpec
 from sessions.collector import collector_paused
-from sessions.config import Config, load_config
+from sessions.config import Config, load_config, reading_config
 from sessions.errors import InputError, RuntimeFailure
 from sessions.models import make_backend, parse_model_spec
+from sessions.prompts import rebuilt_steps
+from sessions.provenance import provenance
 from sessions.results_log import finish_reasons
 from sessions.service import ServiceOptions, response_cache
 from sessions.store import RunStore
@@ -127,8 +129,8 @@ def make_budget(config: Config, spec: ModelSpec, max_tokens: int | None = None,
 
 
 def price_of(store: RunStore, config: Config | None = None) -> Any:
-    """The config's price for a run's model, or None."""
-    config = config or load_config()
+    """The config's price for a run's model, or None (also when the config does not load: reading goes on)."""
+    config = config or reading_config()[0]
     spec = parse_model_spec(store.meta.get("model", "sim"))
     return config.price_for(spec.text, spec.name)
 
@@ -192,7 +194,8 @@ async def prepare_run(
         raise InputError("-j must be at least 1")
     budget = make_budget(config, spec, max_tokens, max_cost)
     service = (service or ServiceOptions()).check()
-    backend = make_backend(spec, engine, seed, config, cache=response_cache(spec.kind, service.cache, config))
+    cache = response_cache(spec.kind, service.cache, config)
+    backend = make_backend(spec, engine, seed, config, cache=cache)
     await backend.preflight()
     await preflight_tools(engine.tools, settings)
     chosen = {**engine.templates(settings), **(templates or {})}
@@ -207,6 +210,7 @@ async def prepare_run(
         concurrency=concurrency,
         name=name,
         extra={"versions": package_versions(), **reproduction_meta(engine, settings, chosen), **tools_meta(engine.tools),
+               "provenance": provenance(settings_to_json(settings), cache_enabled=cache is not None),
                **({"group": group} if group else {}), **service.meta()},
     )
     store.acquire()
@@ -357,18 +361,9 @@ class ItemDetail:
 
 
 def item_steps(store: RunStore, item: Item, outputs: Sequence[str]) -> list[dict[str, Any]]:
-    """The item's steps rebuilt from the run's templates, one per stored output (at least one):
-    ``{"step", "kind" (model|tool), "tool", "messages": [{"role", "content"}]}``; a tool step has no messages."""
+    """The item's steps rebuilt from the run's templates (``sessions.steps.rebuilt_steps``)."""
     engine, settings = run_settings(store)
-    templates = store.meta.get("templates")
-    steps = []
-    for step_index in range(max(1, len(outputs))):
-        step, _ = engine.next_call(item, settings, outputs[:step_index], templates)
-        if step is None:  # done, or the engine cannot read the outputs: the verdict says why
-            break
-        steps.append({"step": step.name, "kind": step.kind, "tool": step.tool,
-                      "messages": [m.to_json() for m in step.messages]})
-    return steps
+    return rebuilt_steps(engine, settings, store.meta.get("templates"), item, outputs)
 
 
 def item_detail(store: RunStore, index: int, record: dict[str, Any] | None = None,
@@ -452,6 +447,7 @@ def _build_report(store: RunStore, against: Sequence[RunStore]) -> tuple[Any, di
         "settings": store.meta.get("settings", {}),
         "description": describe_run(store.meta).to_json(),
         "seed": store.meta.get("seed"),
+        "provenance": store.meta.get("provenance"),  # revision, dataset hashes, OS and Python, cache counts
         "status": store.meta.get("status", ""),
         "n": int(store.meta.get("total", len(run.results))),
         "counts": counts,

@@ -175,3 +175,13 @@ def load_config(path: Path | None = None) -> Config:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise InputError(f"config file {path} is not valid TOML: {exc}") from None
     return parse_config(data, path)
+
+
+def reading_config(path: Path | None = None) -> tuple[Config, str]:
+    """The config for a command that only reads runs (``runs``, ``report``, ``show``): a file that
+    does not load is set aside (the defaults, no prices) with the reason, so that what a run
+    would need never stops anyone reading. Commands that start runs use ``load_config``."""
+    try:
+        return load_config(path), ""
+    except InputError as exc:
+        return Config(), str(exc)

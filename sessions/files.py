@@ -19,8 +19,9 @@ import datetime as dt
 import errno
 import os
 import secrets
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator
 
 TMP_MARK = ".tmp-"
 
@@ -63,6 +64,21 @@ def atomic_write_chunks(path: Path, chunks: Iterable[bytes]) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    fsync_folder(path.parent)
+
+
+@contextmanager
+def atomic_target(path: Path) -> Iterator[Path]:
+    """A temp file name beside ``path`` for a writer that needs a name (Parquet, Inspect's log);
+    ``path`` is replaced by it only when the writer is done, and the temp file never outlives a failure."""
+    tmp = temp_path(path)
+    try:
+        yield tmp
+        with open(tmp, "rb+") as handle:
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
     fsync_folder(path.parent)
 
 

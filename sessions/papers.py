@@ -1,7 +1,7 @@
 """The ``paper`` block of a report: the paper's figures for the run's setting, the run's own, and the comparison.
 
-The figures and the interval are the engine's (``engines.papers``, ``engines/<engine>/paper.py``);
-this module only selects the figures a run's setting matches, reads the run's own value of
+The figures and the interval are the engine's (``engines.papers``, the ``PaperRecord`` its parts
+offer; an engine without one has no figures and an empty block); this module only selects the figures a run's setting matches, reads the run's own value of
 each metric from its report, and lays the rows out for ``--json`` and the renderers.
 """
 
@@ -10,13 +10,15 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from engines.core import RunResults, settings_to_json
-from engines.papers import PaperFigure, canonical, compare, figures, grouped, paper_module, same_model, setting_matches
+from engines.papers import PaperFigure, canonical, compare, figures, grouped, paper_record, same_model, setting_matches
 
 
 def matching_figures(engine: str, run: RunResults) -> tuple[dict[str, list[str]], list[PaperFigure]]:
-    module = paper_module(engine)
-    setting = module.run_setting(settings_to_json(run.settings), run.results)
-    found = [f for f in figures(engine) if setting_matches(f, setting)]
+    record = paper_record(engine)
+    if record is None:
+        return {}, []
+    setting = record.run_setting(settings_to_json(run.settings), run.results)
+    found = [f for f in record.figures if setting_matches(f, setting)]
     return {k: sorted(v) for k, v in setting.items()}, found
 
 
@@ -28,13 +30,15 @@ def _figure_json(f: PaperFigure) -> dict[str, Any]:
 
 def paper_block(engine: str, run: RunResults, metrics: Mapping[str, float]) -> dict[str, Any]:
     """Per (table, block): the paper's rows, the run's own row and, for the run's model, the differences."""
-    module = paper_module(engine)
+    record = paper_record(engine)
     setting, found = matching_figures(engine, run)
     tables = []
+    if record is None:  # the engine offers no paper figures
+        return {"engine": engine, "setting": setting, "model": run.model, "figures_on_record": 0, "tables": tables}
     for (table, block), group in grouped(found).items():
         keys = list(dict.fromkeys(f.metric for f in group))
         run_values = {k: metrics[k] for k in keys if k in metrics}
-        sizes = {k: module.sample_size(k, run.results) for k in run_values}
+        sizes = {k: record.sample_size(k, run.results) for k in run_values}
         comparisons = []
         for f in group:
             if f.metric in run_values and same_model(run.model, f.model):
@@ -48,7 +52,7 @@ def paper_block(engine: str, run: RunResults, metrics: Mapping[str, float]) -> d
             "comparisons": comparisons,
             "offline": sorted({f.offline for f in group if f.offline}),
         })
-    return {"engine": engine, "setting": setting, "model": run.model, "figures_on_record": len(figures(engine)),
+    return {"engine": engine, "setting": setting, "model": run.model, "figures_on_record": len(record.figures),
             "tables": tables}
 
 

@@ -29,6 +29,7 @@ from sessions.collector import run_heap
 from sessions.limits import AdaptiveLimit
 from sessions.results_log import finish_reasons
 from sessions.steps import StepTrace, error_record, record_for, run_steps
+from sessions.provenance import with_cache_counts
 from sessions.store import FLUSH_SECONDS, PersistError, RunStore
 from sessions.streaming import LiveReply
 from sessions.tools import close_tools
@@ -266,8 +267,10 @@ class Runner:
             else:
                 done = all(i in stored and stored[i].get("status") != "error" for i in range(self.store.total))
                 status = "finished" if done else BUDGET_STATUS if self.progress.budget_reached else "incomplete"
+        counted = with_cache_counts(self.store.meta.get("provenance") or {}, self.progress.replies,
+                                    self.progress.cached)
         try:
-            self.store.update_meta(status=status, adaptive_limit=self.limit.to_json(), **self._served_meta())
+            self.store.update_meta(status=status, provenance=counted, adaptive_limit=self.limit.to_json(), **self._served_meta())
         except PersistError as exc:
             failure = failure or exc
         return failure

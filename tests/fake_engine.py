@@ -69,6 +69,5 @@ def register(monkeypatch) -> FakeEngine:
     import engines
 
     engine = FakeEngine()
-    monkeypatch.setattr(engines, "ENGINE_NAMES", (*engines.ENGINE_NAMES, "fake"))
-    monkeypatch.setitem(engines._loaded, "fake", engine)
+    monkeypatch.setitem(engines._engines(), "fake", engine)
     return engine

@@ -74,10 +74,10 @@ def test_run_report_show_export_rescore_round_trip(tmp_path):
     lines = n2f("export", "half", "--format", "jsonl").stdout.splitlines()
     assert len(lines) == 40
     first = json.loads(lines[0])
-    assert {"id", "status", "scores", "tags", "outputs"} <= set(first)
+    assert {"run", "id", "status", "score_correct", "meta_graph_type", "prompt", "tags", "outputs"} <= set(first)
     assert all(isinstance(code, str) for code in first["tags"])
     csv_text = n2f("export", "half", "--format", "csv", "--annotations").stdout
-    assert csv_text.splitlines()[0].startswith("id,status,score_correct,tags")
+    assert csv_text.splitlines()[0].startswith("run,run_name,engine,model,index,id,status,score_correct,meta_")
     assert len(csv_text.splitlines()) == 41
 
     rescored = n2f("rescore", "half")

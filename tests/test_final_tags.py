@@ -9,7 +9,7 @@ from n2f_tui.cli import main
 from sessions import api
 from sessions.agreement import agreement_report
 from sessions.compare import compare_runs
-from sessions.export import export_records
+from sessions.export import export_rows, plan_columns
 from sessions.store import RunStore
 from tui_support import inspect_run, make_run, report_text
 
@@ -64,7 +64,8 @@ async def test_report_compare_and_export_count_the_final_tags(capsys):
     row = next(r for r in compare_runs(RunStore.open("reviewed"), RunStore.open("other")) if r.id == item_id)
     assert "omission" not in row.tags_a and "redundancy" in row.tags_a
 
-    records = {r["id"]: r for r in export_records(RunStore.open("reviewed"), with_annotations=True)}
+    reviewed_store = RunStore.open("reviewed")
+    records = {r["id"]: r for r in export_rows([reviewed_store], plan_columns([reviewed_store], annotations=True))}
     assert "omission" not in records[item_id]["final_tags"] and "redundancy" in records[item_id]["final_tags"]
     assert "omission" in records[item_id]["tags"]  # the automatic tags stay as they were
     exported_reviewed = sorted(i for i, r in records.items() if r["reviewed"])

@@ -23,16 +23,18 @@ class CompostEngine(Engine[CompostSettings]):
     title = "CompoST: compositional interpretation of questions into SPARQL"
     settings_type = CompostSettings
     main_score = "f1"
+    rank = 4
     tools = (SPARQL_TOOL,)
     report_reads_outputs = True  # official items without a query result are counted apart
 
     def load_parts(self) -> EngineParts[CompostSettings]:
-        from engines.compost import generate, report, score, simulate, tags, views
+        from engines.compost import generate, paper, report, score, simulate, tags, views
 
         return EngineParts(build_items=generate.build_items, templates=prompts.templates, score_item=score.score_item,
                            taxonomy=tags.TAXONOMY, metrics=views.METRICS, simulate=simulate.simulate,
                            oracle=simulate.oracle,
-                           aggregate=lambda run, against, _taxonomy: report.aggregate(run, against))
+                           aggregate=lambda run, against, _taxonomy: report.aggregate(run, against),
+                           paper=paper.PAPER)
 
     def items(self, settings: CompostSettings, seed: int) -> Sequence[Item]:
         """The official files when ``dataset`` names one, else patterns generated over the bundled graph."""

@@ -14,7 +14,7 @@ from typing import Any, Mapping, Sequence
 
 from engines.compost.compositionality import authors_counts
 from engines.core import ItemResult
-from engines.papers import PaperFigure, canonical
+from engines.papers import PaperFigure, PaperRecord, canonical
 from engines.reporting import scored
 
 OFFLINE = ("measured on DBpedia result sets (Dec 2022 snapshot); offline runs score structurally or on "
@@ -84,3 +84,6 @@ def sample_size(metric: str, results: Sequence[ItemResult]) -> int:
         counts = authors_counts(judged)[split if split in _SPLITS else "all"]
         return counts.tp + counts.fp + counts.fn
     return len([r for r in judged if r.item.meta.get("split") == split] if split in _SPLITS else judged)
+
+
+PAPER = PaperRecord(FIGURES, run_setting, sample_size)

@@ -19,13 +19,15 @@ class DedcEngine(Engine[DedcSettings]):
     title = "DEDC: decomposition and composition in natural-to-formal conversion"
     settings_type = DedcSettings
     main_score = "correct"
+    rank = 0
 
     def load_parts(self) -> EngineParts[DedcSettings]:
-        from engines.dedc import generate, score, simulate, tags, views
+        from engines.dedc import generate, paper, score, simulate, tags, views
 
         return EngineParts(build_items=generate.build_items, templates=prompts.templates, score_item=score.score_item,
                            taxonomy=tags.TAXONOMY, metrics=views.METRICS, aggregate=score.aggregate, simulate=simulate.simulate,
-                           oracle=simulate.oracle)
+                           oracle=simulate.oracle,
+                           paper=paper.PAPER)
 
     def next_step(self, item: Item, settings: DedcSettings, outputs: Sequence[str],
                   templates: Mapping[str, str] | None = None) -> Step | None:

@@ -13,7 +13,7 @@ from typing import Any, Mapping, Sequence
 
 from engines.core import ItemResult
 from engines.dedc.score import effective_settings
-from engines.papers import PaperFigure, canonical
+from engines.papers import PaperFigure, PaperRecord, canonical
 from engines.reporting import scored
 
 # rows as the tables print them, and the models as section 3.1 names them
@@ -54,3 +54,6 @@ def run_setting(settings: Mapping[str, Any], results: Sequence[ItemResult]) -> d
 def sample_size(metric: str, results: Sequence[ItemResult]) -> int:
     """P_dc and P_c are accuracies over the run's scored items."""
     return len(scored(results))
+
+
+PAPER = PaperRecord(FIGURES, run_setting, sample_size)

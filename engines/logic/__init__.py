@@ -22,13 +22,15 @@ class LogicEngine(Engine[LogicSettings]):
     title = "Round-trip logic: formula -> description -> formula, equivalence by Z3"
     settings_type = LogicSettings
     main_score = "equivalent"
+    rank = 1
     model_steps = len(STEPS)
 
     def load_parts(self) -> EngineParts[LogicSettings]:
-        from engines.logic import generate, score, simulate, tags, views
+        from engines.logic import generate, paper, score, simulate, tags, views
 
         return EngineParts(build_items=generate.build_items, templates=prompts.templates, score_item=score.score_item,
-                           taxonomy=tags.TAXONOMY, metrics=views.METRICS, aggregate=score.aggregate)
+                           taxonomy=tags.TAXONOMY, metrics=views.METRICS, aggregate=score.aggregate,
+                           paper=paper.PAPER)
 
     def next_step(self, item: Item, settings: LogicSettings, outputs: Sequence[str],
                   templates: Mapping[str, str] | None = None) -> Step | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from engines.core import ItemResult
-from engines.papers import PaperFigure, canonical
+from engines.papers import PaperFigure, PaperRecord, canonical
 from engines.reporting import scored
 
 FIGURES: tuple[PaperFigure, ...] = (
@@ -35,3 +35,6 @@ def run_setting(settings: Mapping[str, Any], results: Sequence[ItemResult]) -> d
 def sample_size(metric: str, results: Sequence[ItemResult]) -> int:
     """Accuracy is over the scored items (a Z3 ``unknown`` counts as not equivalent)."""
     return len(scored(results))
+
+
+PAPER = PaperRecord(FIGURES, run_setting, sample_size)

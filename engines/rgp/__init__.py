@@ -31,15 +31,17 @@ class RgpEngine(Engine[RgpSettings]):
     title = "RGP: compositionality of the programs models write for string-to-grid samples"
     settings_type = RgpSettings
     main_score = "C"
+    rank = 3
     tools = (SANDBOX_TOOL,)
     report_reads_outputs = True  # the sandbox's isolation level is reported
 
     def load_parts(self) -> EngineParts[RgpSettings]:
-        from engines.rgp import generate, score, simulate, tags, views
+        from engines.rgp import generate, paper, score, simulate, tags, views
 
         return EngineParts(build_items=generate.build_items, templates=prompts.templates, score_item=score.score_item,
                            taxonomy=tags.TAXONOMY, metrics=views.METRICS, aggregate=score.aggregate, simulate=simulate.simulate,
-                           oracle=simulate.oracle)
+                           oracle=simulate.oracle,
+                           paper=paper.PAPER)
 
     def next_step(self, item: Item, settings: RgpSettings, outputs: Sequence[str],
                   templates: Mapping[str, str] | None = None) -> Step | None:

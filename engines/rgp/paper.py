@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from engines.core import ItemResult
-from engines.papers import PaperFigure
+from engines.papers import PaperFigure, PaperRecord
 from engines.reporting import scored
 from engines.rgp.settings import SETTINGS
 
@@ -68,3 +68,6 @@ def sample_size(metric: str, results: Sequence[ItemResult]) -> int:
     """``mean_C_<code>`` averages C(P) over that setting's scored items."""
     code = metric.removeprefix("mean_C_")
     return sum("C" in r.scores for r in scored(results) if str(r.item.meta.get("setting")) == code)
+
+
+PAPER = PaperRecord(FIGURES, run_setting, sample_size)

@@ -23,16 +23,18 @@ class RobogridEngine(Engine[RobogridSettings]):
     title = "RoboGrid: diagnosing context-free grammar interpretation in LLMs"
     settings_type = RobogridSettings
     main_score = "svr"  # the one score every task defines; status carries each task's top criterion
+    rank = 2
     # The paper's "autoregressive echoing" (A.4.3 case 3) is a model re-predicting what is
     # already in its context: a prompt repeated back or a span looping is that failure.
     reply_tag_map = {"prompt_echo": "autoregressive_echoing", "repetition_loop": "autoregressive_echoing"}
 
     def load_parts(self) -> EngineParts[RobogridSettings]:
-        from engines.robogrid import generate, score, simulate, tags, views
+        from engines.robogrid import generate, paper, score, simulate, tags, views
 
         return EngineParts(build_items=generate.build_items, templates=prompts.templates, score_item=score.score_item,
                            taxonomy=tags.TAXONOMY, metrics=views.METRICS, aggregate=score.aggregate, simulate=simulate.simulate,
-                           oracle=simulate.oracle)
+                           oracle=simulate.oracle,
+                           paper=paper.PAPER)
 
     def next_step(self, item: Item, settings: RobogridSettings, outputs: Sequence[str],
                   templates: Mapping[str, str] | None = None) -> Step | None:

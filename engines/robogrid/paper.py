@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from engines.core import ItemResult
-from engines.papers import PaperFigure, canonical
+from engines.papers import PaperFigure, PaperRecord, canonical
 from engines.reporting import scored
 
 STANDARD: tuple[tuple[str, str | int | float | bool], ...] = (
@@ -105,3 +105,6 @@ def sample_size(metric: str, results: Sequence[ItemResult]) -> int:
     if key in ("cber", "cscr"):
         return sum(r.scores.get("svr", 0.0) == 1.0 for r in part)
     return sum(key in r.scores for r in part)
+
+
+PAPER = PaperRecord(FIGURES, run_setting, sample_size)

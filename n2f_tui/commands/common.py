@@ -15,7 +15,7 @@ from n2f_tui.render import render_paper, render_report_tables
 from sessions import api
 
 out = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True)  # hints stay one line on a pipe, to copy and paste
 
 
 def budget_options(p: argparse.ArgumentParser) -> None:
@@ -43,12 +43,13 @@ def service_of(args: argparse.Namespace) -> Any:
 
 
 def engine_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("engine", help=f"one of: {', '.join(engine_names())}")
+    p.add_argument("engine", help=f"one of: {', '.join(engine_names())}").completer = (  # type: ignore[attr-defined]
+        lambda **_: engine_names())
     p.add_argument("-s", "--set", dest="settings", action="append", default=[], metavar="K=V", help="an engine setting")
     p.add_argument("--seed", type=int, default=api.DEFAULT_SEED, help="seed for item construction and the simulator")
 
 
 def print_report(report: Any, summary: dict[str, Any]) -> None:
-    out.print(Panel(render_report_head(summary), title="report", title_align="left"))
+    out.print(Panel(render_report_head(summary, provenance=True), title="report", title_align="left"))
     for renderable in render_report_tables(report) + render_paper(summary.get("paper")):
         print_whole(out, renderable)

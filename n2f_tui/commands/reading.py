@@ -18,11 +18,12 @@ from n2f_tui.plain import print_whole
 from n2f_tui.render import Fold, render_papers_listing, render_view, safe_text, status_text
 from sessions import api
 from sessions.errors import InputError
-from sessions.export import export_records, to_csv, to_jsonl
 from sessions.papers import papers_listing
 from sessions.run_index import damaged_runs
 from sessions.store import RunStore, list_run_meta
 from sessions.usage import Usage
+
+EXPORT_FORMATS = ("jsonl", "csv", "parquet", "inspect")
 
 
 def add_parsers(sub: Any) -> None:
@@ -48,11 +49,13 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--full", action="store_true", help="every table row, tree node, line and tool result (default: folded)")
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("export", help="export a run, one record per item")
-    p.add_argument("run")
-    p.add_argument("--format", choices=("jsonl", "csv"), required=True)
-    p.add_argument("--annotations", action="store_true", help="include manual tags and notes")
-    p.add_argument("-o", "--out", default=None, help="write to this file instead of stdout")
+    p = sub.add_parser("export", help="export runs, one row per item (or an Inspect AI log of one run)")
+    p.add_argument("runs", nargs="+", metavar="RUN", help="one or more runs: their rows go to one file, a run column each")
+    p.add_argument("--format", choices=EXPORT_FORMATS, required=True,
+                   help="jsonl | csv | parquet (the [parquet] extra) | inspect (the [inspect] extra: a .eval log)")
+    p.add_argument("--annotations", action="store_true",
+                   help="add each annotator's labels, the settled labels and the manual tag changes")
+    p.add_argument("-o", "--out", default=None, help="write to this file (needed for parquet and inspect); default stdout")
 
 
 
@@ -69,10 +72,12 @@ def cmd_papers(args: argparse.Namespace) -> int:
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
-    from sessions.config import load_config
+    from sessions.config import reading_config
     from sessions.describe import describe_run
 
-    config = load_config()
+    config, problem = reading_config()
+    if problem:
+        err.print(f"n2f: warning: {problem} (ignored here: listing runs does not need it; costs need its prices)")
     metas = list_run_meta()
     rows = []
     for meta in metas:
@@ -161,18 +166,27 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    store = RunStore.open(args.run)
-    records = export_records(store, with_annotations=args.annotations)
-    text = to_jsonl(records) if args.format == "jsonl" else to_csv(records)
-    if args.out:
-        try:
-            Path(args.out).write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise InputError(f"cannot write {args.out}: {exc.strerror or exc}") from None
-    else:
-        sys.stdout.write(text)
-    return 0
+    """Rows are written as they are read (``sessions.export``); parquet and inspect write to a file."""
+    from sessions.export import export_rows, plan_columns
+    from sessions.export_formats import csv_lines, jsonl_lines, write_parquet, write_text
 
+    if args.format in ("parquet", "inspect") and not args.out:
+        raise InputError(f"--format {args.format} writes a file: give it with -o FILE")
+    stores = [RunStore.open(ref) for ref in args.runs]
+    if args.format == "inspect":
+        if len(stores) > 1:
+            raise InputError("an Inspect log holds one run: export each run to its own .eval file")
+        from sessions.inspect_log import write_inspect_log
+
+        write_inspect_log(stores[0], args.out)
+        return 0
+    columns = plan_columns(stores, annotations=args.annotations)
+    rows = export_rows(stores, columns)
+    if args.format == "parquet":
+        write_parquet(rows, columns, args.out)
+    else:
+        write_text(jsonl_lines(rows) if args.format == "jsonl" else csv_lines(rows, columns), args.out, sys.stdout)
+    return 0
 
 
 COMMANDS = {"papers": cmd_papers, "runs": cmd_runs, "report": cmd_report, "show": cmd_show, "export": cmd_export}
