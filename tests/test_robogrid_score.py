@@ -103,7 +103,7 @@ def test_goal_accepts_any_program_that_reaches_the_target():
 def test_a_runaway_reply_is_stopped_and_tagged():
     it = item()
     verdict = score(it, "loop 999999 times [ loop 999999 times [ exec turn left end ] ]")
-    assert verdict.scores == {"svr": 1.0, "ber": 0.0, "scr": 0.0}
+    assert verdict.scores == {"svr": 1.0, "ber": 0.0, "scr": 0.0, "step_limit": 1.0}
     assert "step_limit" in codes(verdict)
 
 
