@@ -132,3 +132,11 @@ def test_a_reply_the_authors_cannot_read_but_statements_read_right_says_why():
     assert not set(evidence) - {"format_violation", "unparseable"}  # the steps themselves are right: no error tag
     lenient = ENGINE.score(item, [reply], DedcSettings(extract="lenient"))
     assert lenient.scores["lenient_correct"] == 1.0
+
+
+@pytest.mark.needs_data
+def test_the_summary_shows_what_the_authors_checker_read():
+    item, candi = _items()[0]
+    verdict = ENGINE.score(item, [item.gold["answer"] + "\nThis uses the minimum number of steps."], DedcSettings())
+    summary = dict(next(v for v in verdict.views if v.kind == "key-value").data)
+    assert summary["authors' checker reads"] == candi[0] and summary["status"] == "correct"

@@ -210,7 +210,8 @@ def score_item(item: Item, outputs: Sequence[str], settings: DedcSettings = DEFA
 
         if graph is None:
             graph = build_graph(parsed.assignments, names)
-        vs = views.verdict_views(status, parsed, graph, gold_graph, result, names)
+        shown = "" if authors is None else authors.expression or "(no result)"
+        vs = views.verdict_views(status, parsed, graph, gold_graph, result, names, shown)
     return Verdict(status, {"correct": 1.0 if correct else 0.0}, tags, vs)
 
 
