@@ -153,8 +153,9 @@ def test_changed_literal_and_missing_result():
     gold = "view_1 := f0 (all, attr_1, 5); value_1 := f3 (view_1, attr_2, 7); result := value_1;"
     codes = _codes(gold, gold.replace("attr_2, 7", "attr_2, 8"))
     assert set(codes) == {"incorrect_meaning"} and "value_1 has 8 where the gold has 7" in codes["incorrect_meaning"]
+    # no result at all: the authors' checker has nothing to judge (unparseable, no error tag)
     codes = _codes(gold, gold.replace(" result := value_1;", ""))
-    assert "no 'result := ...' statement" in codes["omission"]
+    assert set(codes) == {"unparseable"} and "finds no 'result'" in codes["unparseable"]
     codes = _codes(gold, gold.replace("result := value_1", "result := value_9"))
     assert "result is value_9, which is never defined" in codes["variable_misuse"]
     # defined after result: the authors' checker leaves view_1 unresolved too
