@@ -14,7 +14,15 @@ round-trip accuracy) that is the Wilson interval of a proportion. For means of a
 score bounded in [0, scale] (CompoST's per-question F1, RGP's C(P)), the variance of a
 bounded score with mean m is at most m(scale - m) (Bhatia-Davis inequality), the value a
 0/1 score would have, so the same interval is a conservative one for them without
-resampling the run. A paper figure is "within noise" when it lies inside that interval.
+resampling the run. A paper figure is "within noise" when it lies inside that interval;
+a bound the text states (``>=``) is met when the interval reaches it.
+
+Like with like. Each figure also records the configuration it was measured in
+(``config``: prompt, shots, chain of thought, data source, scoring, in the words of
+``CONFIG_KEYS``), and each engine's ``paper.run_config`` says the same of a run. A verdict
+is given only when they agree and the run has ``MIN_ITEMS`` items or more behind its
+figure; otherwise the comparison says ``not comparable: <what differs>`` or
+``too few items``, and the numbers stand beside each other without a verdict.
 """
 
 from __future__ import annotations
@@ -26,6 +34,17 @@ from typing import Any, Callable, Mapping, Sequence
 from engines.core import ItemResult
 
 Scalar = str | int | float | bool
+
+#: What a configuration is made of (the keys of ``PaperFigure.config`` and of ``run_config``).
+CONFIG_KEYS = ("prompt", "shots", "cot", "data", "scoring")
+#: Below this many items behind the run's figure no verdict is given (the interval is too wide to mean much).
+MIN_ITEMS = 30
+#: Models that never read the prompt: what they answer cannot depend on it.
+PROMPT_BLIND = {
+    "sim": "the simulator answers from the gold with injected errors",
+    "oracle": "the oracle answers with the gold",
+    "replay": "a replay returns replies recorded earlier, under whatever prompt produced them",
+}
 
 
 @dataclass(frozen=True)
@@ -54,9 +73,13 @@ class PaperFigure:
     relation: str = "="
     condition: str = ""
     offline: str = ""
+    config: tuple[tuple[str, str], ...] = ()
 
     def setting_text(self) -> str:
         return " ".join(f"{k}={_text(v)}" for k, v in self.setting)
+
+    def config_text(self) -> str:
+        return "; ".join(f"{k}: {v}" for k, v in self.config)
 
 
 @dataclass(frozen=True)
@@ -79,11 +102,15 @@ class Comparison:
 @dataclass(frozen=True)
 class PaperRecord:
     """An engine's paper on record: its figures, the setting a run was in (each key the papers fix ->
-    the canonical values the run covers) and the number of items a run's metric was computed over."""
+    the canonical values the run covers), the number of items a run's metric was computed over, the
+    run's configuration in the figures' words (``CONFIG_KEYS``: settings, model, results -> key ->
+    phrase) and what a prompt-blind model makes of the prompt-dependent figures (a clause, or "")."""
 
     figures: tuple[PaperFigure, ...]
     run_setting: Callable[[Mapping[str, Any], Sequence[ItemResult]], dict[str, frozenset[str]]]
     sample_size: Callable[[str, Sequence[ItemResult]], int]
+    run_config: Callable[[Mapping[str, Any], str, Sequence[ItemResult]], dict[str, str]]
+    prompt_dependent: str = ""
 
 
 def paper_record(engine: str) -> PaperRecord | None:
@@ -164,18 +191,37 @@ def same_model(spec: str, paper_model: str) -> bool:
     return any(normalise_model(c) == target for c in model_candidates(spec))
 
 
-def compare(figure: PaperFigure, run_value: float, n: int) -> Comparison | None:
-    """The run's figure minus the paper's, with the 95% interval described in the module docstring."""
+def config_differences(figure: PaperFigure, run_config: Mapping[str, str]) -> list[str]:
+    """What the run's configuration does not share with the figure's, one phrase per key."""
+    return [f"{key}: paper {value}, run {run_config.get(key, 'not known')}"
+            for key, value in figure.config if run_config.get(key) != value]
+
+
+def prompt_blind(model: str) -> str:
+    """Why the run's model cannot be affected by the prompt ('' when it reads the prompt)."""
+    return PROMPT_BLIND.get(model.partition(":")[0], "")
+
+
+def compare(figure: PaperFigure, run_value: float, n: int,
+            run_config: Mapping[str, str] | None = None) -> Comparison | None:
+    """The run's figure minus the paper's, with the 95% interval described in the module docstring,
+    and a verdict only for a run in the figure's configuration with ``MIN_ITEMS`` items or more."""
     if n <= 0:
         return None
     share = min(max(run_value / figure.scale, 0.0), 1.0)
     low, high = wilson_share(share, n)
     low, high = low * figure.scale, high * figure.scale
-    if figure.relation == ">=":
-        within = high >= figure.value
+    differs = config_differences(figure, run_config) if run_config is not None else []
+    if differs:
+        verdict = "not comparable: " + "; ".join(differs)
+    elif n < MIN_ITEMS:
+        verdict = f"too few items (n={n} < {MIN_ITEMS})"
+    elif figure.relation == ">=":
+        verdict = "within noise" if high >= figure.value else "below the paper"
+    elif low <= figure.value <= high:
+        verdict = "within noise"
     else:
-        within = low <= figure.value <= high
-    verdict = "within noise" if within else ("below the paper" if run_value < figure.value else "above the paper")
+        verdict = "below the paper" if run_value < figure.value else "above the paper"
     return Comparison(paper=figure.value, run=run_value, n=n, diff=run_value - figure.value,
                       low=low - figure.value, high=high - figure.value, verdict=verdict)
 

@@ -6,10 +6,16 @@ in another script. None of these is an error of the benchmark's own taxonomy, an
 them changes a verdict (the engine's parser and scorer decide that); they are tagged so
 that a reader sees at once *why* a reply failed, with evidence naming the span:
 
-* ``prompt_echo``: lines of the reply that are lines of the prompt, verbatim or opening with
-  the same ``ECHO_OPENING`` characters as one (an echo that drifts, or is cut by the cap,
-  further on), adding up to ``ECHO_MIN_CHARS`` or more and to at least ``ECHO_MIN_SHARE`` of
-  the reply;
+* ``prompt_echo``: lines of the reply are lines of the prompt, verbatim or opening with the
+  same ``ECHO_OPENING`` characters as one, adding up to ``ECHO_MIN_CHARS`` or more and to at
+  least ``ECHO_MIN_SHARE`` of the reply; the evidence also gives the whole reply's
+  similarity to the prompt (``echo_similarity``). An engine whose answers never restate
+  the prompt (RoboGrid's programs) also classes a reply as an echo by that similarity
+  alone (``echo_evidence(by_similarity=True)``): at least ``ECHO_SIMILARITY`` of the reply's
+  distinct ``ECHO_SHINGLE``-token sequences, read in lower case with whitespace ignored,
+  occur in the prompt, which sees an echo that changes a word here and there. It is not the
+  shared rule because a right answer may restate its prompt (a round-trip formula the
+  description quoted, a DEDC answer's steps beside its demonstrations);
 * ``repetition_loop``: the reply ends in one span (``LOOP_MIN_UNIT`` to ``LOOP_MAX_UNIT``
   characters) repeated back to back ``LOOP_MIN_REPEATS`` times or more, ``LOOP_CUT_REPEATS``
   when the reply was cut at the cap: degenerate decoding loops until the reply ends, so the
@@ -71,6 +77,10 @@ ECHO_MIN_LINE = 16  # characters: shorter lines ("Answer:", "x1 ∧ x2") are too
 ECHO_MIN_CHARS = 60
 ECHO_OPENING = 40  # a longer line opening like a prompt line is an echo that drifted (or was cut) later on
 ECHO_MIN_SHARE = 0.3
+ECHO_SHINGLE = 4  # tokens per compared sequence
+ECHO_SIMILARITY = 0.6  # share of the reply's sequences found in the prompt that makes it an echo
+ECHO_MIN_TOKENS = 12  # a shorter reply is too short to call an echo by similarity
+_ECHO_TOKEN = re.compile(r"\w+|[^\w\s]")
 LOOP_MIN_UNIT = 3
 LOOP_MAX_UNIT = 200
 LOOP_MIN_REPEATS = 8
@@ -143,19 +153,42 @@ def observe(reply: Reply) -> list[tuple[str, str]]:
     return found
 
 
-def _echo(reply: Reply, cut: bool) -> tuple[str, str] | None:
-    prompt_lines = {line.strip() for line in reply.prompt.splitlines() if len(line.strip()) >= ECHO_MIN_LINE}
-    if not prompt_lines:
+def _shingles(text: str) -> set[tuple[str, ...]]:
+    tokens = _ECHO_TOKEN.findall(text.lower())
+    return {tuple(tokens[i:i + ECHO_SHINGLE]) for i in range(len(tokens) - ECHO_SHINGLE + 1)}
+
+
+def echo_similarity(text: str, prompt: str) -> float | None:
+    """The share of the reply's distinct normalised token sequences that occur in the prompt
+    (None for a reply of fewer than ``ECHO_MIN_TOKENS`` tokens: too short to tell)."""
+    if len(_ECHO_TOKEN.findall(text)) < ECHO_MIN_TOKENS:
         return None
+    mine = _shingles(text)
+    return len(mine & _shingles(prompt)) / len(mine) if mine else None
+
+
+def echo_evidence(text: str, prompt: str, by_similarity: bool = False) -> str | None:
+    """Why the reply is an echo of the prompt (see ``prompt_echo`` above), or None."""
+    similarity = echo_similarity(text, prompt)
+    figure = (f"similarity {similarity:.2f} (threshold {ECHO_SIMILARITY:.2f}): that share of the reply's "
+              f"{ECHO_SHINGLE}-token sequences occurs in the prompt") if similarity is not None else ""
+    prompt_lines = {line.strip() for line in prompt.splitlines() if len(line.strip()) >= ECHO_MIN_LINE}
     openings = {line[:ECHO_OPENING] for line in prompt_lines if len(line) >= ECHO_OPENING}
-    echoed = [line.strip() for line in reply.text.splitlines()
+    echoed = [line.strip() for line in text.splitlines()
               if line.strip() in prompt_lines or len(line.strip()) >= ECHO_OPENING and line.strip()[:ECHO_OPENING] in openings]
     chars = sum(map(len, echoed))
-    total = len("".join(reply.text.split()))
-    if chars < ECHO_MIN_CHARS or chars < ECHO_MIN_SHARE * total:
-        return None
-    return PROMPT_ECHO, (f"{len(echoed)} line(s), {chars} of the reply's {len(reply.text)} characters, repeat the "
-                         f"prompt, from `{shorten(echoed[0], collapse_spaces=True)}`")
+    by_lines = chars >= ECHO_MIN_CHARS and chars >= ECHO_MIN_SHARE * len("".join(text.split()))
+    if by_lines:
+        return (f"{len(echoed)} line(s), {chars} of the reply's {len(text)} characters, repeat the prompt, from "
+                f"`{shorten(echoed[0], collapse_spaces=True)}`" + (f"; {figure}" if figure else ""))
+    if by_similarity and similarity is not None and similarity >= ECHO_SIMILARITY:
+        return f"the whole reply is like the prompt: {figure}"
+    return None
+
+
+def _echo(reply: Reply, cut: bool) -> tuple[str, str] | None:
+    evidence = echo_evidence(reply.text, reply.prompt)
+    return (PROMPT_ECHO, evidence) if evidence else None
 
 
 def _loop(reply: Reply, cut: bool) -> tuple[str, str] | None:

@@ -29,9 +29,20 @@ def status_counts(results: Iterable[ItemResult]) -> dict[str, int]:
     return {s: counts.get(s, 0) for s in STATUSES}
 
 
+#: A score of 1 under this key sets the item aside: the judge could not decide it (a Z3
+#: ``unknown``), so, as the paper threw such items out, no figure counts it; reports count it apart.
+SET_ASIDE = "set_aside"
+
+
 def scored(results: Sequence[ItemResult]) -> list[ItemResult]:
-    """Items judged by the scorer: infrastructure errors and scorer failures are not model mistakes."""
-    return [r for r in results if r.status not in UNJUDGED]
+    """Items judged by the scorer: infrastructure errors and scorer failures are not model mistakes, and
+    items the judge set aside (``SET_ASIDE``) are neither right nor wrong."""
+    return [r for r in results if r.status not in UNJUDGED and r.scores.get(SET_ASIDE, 0.0) < 1.0]
+
+
+def set_aside(results: Sequence[ItemResult]) -> list[ItemResult]:
+    """The items the judge could not decide (counted apart from every figure)."""
+    return [r for r in results if r.status not in UNJUDGED and r.scores.get(SET_ASIDE, 0.0) >= 1.0]
 
 
 def accuracy(results: Sequence[ItemResult]) -> float:

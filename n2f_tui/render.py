@@ -264,6 +264,7 @@ def render_paper(paper: dict[str, Any] | None) -> list[RenderableType]:
         if compared:
             notes.append("[95% Wilson interval of the run's figure from its own n, minus the paper's]")
         notes += [f"offline: {text}" for text in block.get("offline", [])]
+        notes += block.get("notes", [])
         table.caption = safe_text("; ".join(notes))
         out.append(table)
     if not paper.get("tables"):

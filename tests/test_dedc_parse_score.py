@@ -333,14 +333,17 @@ def test_checker_rejects_changes(official):
     assert kinds == {"argument", "primitive", "antecedent"}
 
 
-def test_substitution_is_token_aware():
-    """The paper's str.replace turns `view_10` into `<view_1's expression>0`: ours does not."""
+def test_substitution_is_token_aware_only_in_the_lenient_reading():
+    """The paper's str.replace turns `view_10` into `<view_1's expression>0`: the strict verdict (the
+    authors' checker) counts that answer wrong, as they did; the statement reading does not."""
     gold = ("view_1 := f0 (all, attr_1, 5); view_2 := f1 (view_1, attr_2, 7); value_1 := f5 (view_2); "
             "result := value_1;")
     output = ("view_1 := f0 (all, attr_1, 5); view_10 := f1 (view_1, attr_2, 7); value_1 := f5 (view_10); "
               "result := value_1;")
     item = Item("x", "dedc", {}, {"answer": gold}, {"names": "opaque"})
-    assert ENGINE.score(item, [output], DedcSettings()).status == "correct"
+    strict = ENGINE.score(item, [output], DedcSettings())
+    assert strict.status == "wrong" and [t.code for t in strict.tags] == ["format_violation"]
+    assert ENGINE.score(item, [output], DedcSettings(extract="lenient")).scores["lenient_correct"] == 1.0
 
     def naive(text: str) -> str:  # convert_to_one as released
         store: dict[str, str] = {}

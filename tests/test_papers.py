@@ -198,9 +198,13 @@ def test_replayed_released_outputs_sit_beside_table_1(level, dataset):
         for split in ("train", "val", "test"):
             assert f"{key}_{split}" in block["run"]["values"]
     if level == "hard":  # the Llama 3.3 replay meets the paper's Llama 3.3 zero-shot row
-        compared = {(c["row"], c["metric"]) for c in block["comparisons"]}
+        compared = {(c["row"], c["metric"]): c for c in block["comparisons"]}
         assert {("zero-shot", f"{k}_{s}") for k in ("macro_f1", "compositionality_f1")
-                for s in ("train", "val", "test")} <= compared
+                for s in ("train", "val", "test")} <= set(compared)
+        # ... measured with optimised prompts, chain of thought and DBpedia answers: no verdict, the reasons
+        for c in compared.values():
+            assert c["verdict"].startswith("not comparable: prompt: paper DSPy MIPROv2 heavy"), c
+            assert "cot: paper yes, run no" in c["verdict"] and "run structural" in c["verdict"]
     else:  # GPT-4o-mini appears in these levels only fine-tuned, which a plain replay is not
         assert block["comparisons"] == []
     text = n2f("report", summary["run"]).stdout
@@ -238,3 +242,77 @@ def test_a_run_of_a_paper_model_gets_the_difference_and_its_interval():
     assert math.isclose(c["diff_high"], 100 * high - 81.42, abs_tol=0.01)
     assert c["verdict"] == "within noise"
     assert block["run"]["n"] == {"P_dc": 30}
+
+
+# ------------------------------------------------------------------ like with like
+
+
+def test_a_bound_the_text_states_is_compared_the_right_way_round():
+    # Section 3.1: GPT-4 reached ">= 95%" on the CNF set; a run meets the bound when its interval reaches 0.95
+    bound = next(f for f in figures("logic") if f.relation == ">=")
+    assert bound.value == 0.95
+    assert compare(bound, 0.99, 400).verdict == "within noise"  # above a lower bound is no disagreement
+    assert compare(bound, 0.94, 400).verdict == "within noise"  # its interval [0.91, 0.96] reaches 0.95
+    assert compare(bound, 0.80, 400).verdict == "below the paper"
+    assert compare(bound, 0.90, 400).verdict == "below the paper"  # [0.87, 0.93] stays under 0.95
+
+
+def test_no_verdict_below_thirty_items():
+    from engines.papers import MIN_ITEMS
+
+    f = next(f for f in figures("dedc") if f.row == "GPT-4o" and f.metric == "P_dc" and f.table == "Table 1")
+    assert MIN_ITEMS == 30
+    assert compare(f, 81.0, 29).verdict == "too few items (n=29 < 30)"
+    assert compare(f, 100.0, 5).verdict.startswith("too few items")
+    assert compare(f, 81.0, 30).verdict == "within noise"
+
+
+def _compost_hard_zero_shot(metric: str):
+    return next(f for f in figures("compost") if f.block == "Hard (25%)" and f.row == "zero-shot"
+                and f.metric == metric)
+
+
+def test_the_llama_hard_replay_is_not_comparable_with_the_optimised_zero_shot_row():
+    from engines.compost.paper import run_config
+
+    replay = "replay:/x/hard__zeroshot_plain__llama33_2025-04-10_15-57-22.csv_evaluated.csv"
+    config = run_config({"dataset": "/x/compositionality_subgraph_max.json", "level": "hard"}, replay, [])
+    f = _compost_hard_zero_shot("macro_f1_train")  # 0.25 with MIPROv2 heavy + CoT on DBpedia answers
+    verdict = compare(f, 0.05, 960, config).verdict
+    assert verdict.startswith("not comparable: ")
+    assert "prompt: paper DSPy MIPROv2 heavy, run plain task description" in verdict
+    assert "cot: paper yes, run no" in verdict
+    assert "scoring: paper F1 on DBpedia 2022-12 result sets, run structural" in verdict
+    assert "shots" not in verdict and "data" not in verdict  # zero shots and the official items on both sides
+
+
+def test_a_run_in_the_figures_configuration_gets_a_verdict():
+    from engines.compost.paper import run_config
+
+    # a fine-tuned GPT-4o-mini on the official items, scored on a DBpedia endpoint: Table 1's fine-tuned row
+    f = next(f for f in figures("compost") if f.block == "Easy (75%)" and f.row == "fine-tuned"
+             and f.metric == "macro_f1_test")
+    on_dbpedia = run_config({"dataset": "/x/compositionality_subgraph_easy.json",
+                             "endpoint": "http://dbpedia:8890/sparql"}, "openai:ft:gpt-4o-mini", [])
+    assert compare(f, 0.44, 206, on_dbpedia).verdict == "within noise"
+    assert compare(f, 0.30, 206, on_dbpedia).verdict == "below the paper"
+    offline = run_config({"dataset": "/x/compositionality_subgraph_easy.json"}, "openai:ft:gpt-4o-mini", [])
+    assert compare(f, 0.44, 206, offline).verdict == (
+        "not comparable: scoring: paper F1 on DBpedia 2022-12 result sets, run structural (the query's pattern "
+        "against the gold's)")
+
+
+def test_reports_say_when_the_model_does_not_read_the_prompt():
+    from engines.core import ItemResult, RunResults
+    from sessions.papers import paper_block
+
+    eng = get_engine("dedc")
+    settings = parse_settings(eng.settings_type, [])
+    results = [ItemResult(item=item, status="correct", scores={}, tags=[]) for item in eng.items(settings, 0)[:3]]
+    run = RunResults(name="r", model="sim", settings=settings, results=results)
+    report = eng.report(run)
+    assert any("sim does not read the prompt" in n and "D_d" in n for n in report.notes)
+    block = paper_block("dedc", run, report.metrics)
+    assert block["notes"] and "does not read the prompt" in block["notes"][0]
+    blind = RunResults(name="r", model="openai:gpt-4o", settings=settings, results=results)
+    assert paper_block("dedc", blind, eng.report(blind).metrics)["notes"] == []

@@ -103,7 +103,7 @@ def test_goal_accepts_any_program_that_reaches_the_target():
 def test_a_runaway_reply_is_stopped_and_tagged():
     it = item()
     verdict = score(it, "loop 999999 times [ loop 999999 times [ exec turn left end ] ]")
-    assert verdict.scores == {"svr": 1.0, "ber": 0.0, "scr": 0.0}
+    assert verdict.scores == {"svr": 1.0, "ber": 0.0, "scr": 0.0, "step_limit": 1.0}
     assert "step_limit" in codes(verdict)
 
 
@@ -239,3 +239,38 @@ def test_another_styles_program_is_unparseable_with_line_and_column():
     verdict = score(it, c_text)
     assert verdict.status == "unparseable"
     assert verdict.tags[0].evidence.startswith("line 1, column ")
+
+
+def test_reaching_the_goal_then_looping_past_the_cap_is_step_limit_and_counted_apart():
+    # the gold program, then a loop that keeps turning (4 turns: the goal state again) far past 10,000 steps
+    it = item("goal")
+    gold = it.gold["program"]
+    looping = gold + "\nloop 400000 times [ exec turn left end exec turn left end exec turn left end exec turn left end ]"
+    verdict = score(it, looping)
+    assert verdict.status == "wrong" and verdict.scores["ber"] == 0.0 and verdict.scores["step_limit"] == 1.0
+    assert "step_limit" in codes(verdict)
+    assert "execution stopped at the cap of 10000 steps" in next(t.evidence for t in verdict.tags
+                                                                 if t.code == "step_limit")
+    report = ENGINE.report(RunResults("r", "m", RobogridSettings(task="goal"), [
+        ItemResult(it, verdict.status, verdict.scores, verdict.tags),
+        ItemResult(it, "correct", {"svr": 1.0, "ber": 1.0}, [])]))
+    assert report.metrics["step_limit"] == 1.0
+    assert any("1 program(s) stopped at the step cap" in n for n in report.notes)
+
+
+def test_an_echo_of_the_grammar_gets_no_syntax_tag():
+    from engines.replies import echo_evidence
+    from engines.robogrid.score import item_grammar
+    from engines.robogrid.tags import syntax_tags
+
+    it = item("instruct")
+    prompt = ENGINE.next_step(it, RobogridSettings(), []).messages[0].content
+    # the grammar's rules rewritten in lower case: no line is the prompt's, the whole is nearly the same
+    echo = "\n".join(line for line in prompt.splitlines() if "|" in line).lower()
+    assert echo_evidence(echo, prompt) is None  # the line-by-line comparison misses it
+    assert syntax_tags(echo, item_grammar(it), echo, 0)  # and the syntax tagger would read the rules
+    echoed = ENGINE.score(it, [echo], RobogridSettings())
+    found = {t.code: t.evidence for t in echoed.tags}
+    assert echoed.status == "unparseable"
+    assert "similarity" in found["autoregressive_echoing"] and "threshold 0.60" in found["autoregressive_echoing"]
+    assert not {"lexical_mapping_failure", "operator_confusion", "scoping_failure"} & set(found)

@@ -1,9 +1,10 @@
 """Comparing an output's basic graph pattern with the gold's, up to variable names.
 
 ``isomorphic`` is the structural verdict for official items without an endpoint: the
-output's triples map one-to-one onto the gold's under a bijective renaming of variables
-that sends its single projected variable to ``?result``, and it uses no construct that
-changes the answer set.
+output's triples, read modulo the DBpedia property facts of ``ontology.py`` (the same fact
+with another property, from its other end, or a symmetric one either way round), map
+one-to-one onto the gold's under a bijective renaming of variables that sends its single
+projected variable to ``?result``, and it uses no construct that changes the answer set.
 
 ``align`` pairs output triples with gold triples for the tags and the inspector: the
 pairing and the variable renaming (output variable -> gold variable, injective) that
@@ -22,14 +23,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engines.compost import ontology
 from engines.compost.parse import Parsed
 from engines.compost.pattern import RDF_TYPE, Triple
 
-DBO, DBP = "http://dbpedia.org/ontology/", "http://dbpedia.org/property/"
-# Pairs of properties that state the same fact read in opposite directions.
-INVERSE_PAIRS = [(f"<{ns}{a}>", f"<{ns}{b}>") for ns in (DBO, DBP) for a, b in
-                 (("child", "parent"), ("successor", "predecessor"), ("influenced", "influencedBy"))]
-INVERSES = {**dict(INVERSE_PAIRS), **{b: a for a, b in INVERSE_PAIRS}}
+# Pairs of properties that state the same fact read in opposite directions (the facts table's inverse rows).
+INVERSES = {**ontology.facts().inverse, **{a: b for b, a in ontology.facts().inverse.items()}}
 
 # Constructs that change the answer set beyond the basic graph pattern (pattern.py's feature names).
 SEMANTIC_FEATURES = {"FILTER", "OPTIONAL", "UNION", "MINUS", "BIND", "VALUES", "GRAPH", "SERVICE", "GROUP",
@@ -93,7 +92,11 @@ def isomorphic(parsed: Parsed, gold: list[Triple]) -> bool:
     """Same projection (one variable, playing ``?result``) and the same pattern up to renaming."""
     if len(parsed.projection) != 1 or parsed.projection[0] == "*" or parsed.features & SEMANTIC_FEATURES:
         return False
-    return mapping(parsed.triples, gold, {parsed.projection[0]: ANSWER}) is not None
+    fixed = {parsed.projection[0]: ANSWER}
+    if mapping(parsed.triples, gold, fixed) is not None:
+        return True
+    want = ontology.canonical(gold)
+    return any(mapping(reading, want, fixed) is not None for reading in ontology.readings(parsed.triples))
 
 
 @dataclass(frozen=True)

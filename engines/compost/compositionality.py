@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from engines.compost.patterns import sub_patterns
 from engines.core import ItemResult
@@ -90,20 +90,31 @@ def authors_class(f1: float, descendants: list[tuple[Edges, float]], mine: Edges
     return "partial"
 
 
-def authors_counts(results: Sequence[ItemResult]) -> dict[str, Counts]:
-    """The authors' TP/FP/FN/TN/partial counts for ``all`` and each split, from each item's ``f1`` score."""
-    counts = {"all": Counts(), **{s: Counts() for s in SPLITS}}
+def _authors_nodes(results: Sequence[ItemResult]) -> Iterator[tuple[ItemResult | None, str, str]]:
+    """Every lattice node of every base in the run: (its result or None when missing, split, class)."""
     for group in _with_edges(results).values():
         meta = group[0].item.meta
         seen = {frozenset(r.item.meta["edges"]): r for r in group}
         nodes = lattice(int(meta["base_depth"]), int(meta["base_breadth"]))
         f1 = {e: float(seen[e].scores.get("f1", 0.0)) if e in seen else MISSING_F1 for e, _ in nodes}
-        split = {e: str(seen[e].item.meta.get("split")) if e in seen else MISSING_SPLIT for e, _ in nodes}
         for node, below in nodes:
-            cls = authors_class(f1[node], [(d, f1[d]) for d in below], node)
-            counts["all"].add(cls)
-            counts.setdefault(split[node], Counts()).add(cls)
+            split = str(seen[node].item.meta.get("split")) if node in seen else MISSING_SPLIT
+            yield seen.get(node), split, authors_class(f1[node], [(d, f1[d]) for d in below], node)
+
+
+def authors_counts(results: Sequence[ItemResult]) -> dict[str, Counts]:
+    """The authors' TP/FP/FN/TN/partial counts for ``all`` and each split, from each item's ``f1`` score."""
+    counts = {"all": Counts(), **{s: Counts() for s in SPLITS}}
+    for _, split, cls in _authors_nodes(results):
+        counts["all"].add(cls)
+        counts.setdefault(split, Counts()).add(cls)
     return counts
+
+
+def authors_classes(results: Sequence[ItemResult]) -> dict[str, str]:
+    """Item id -> TP, FP, FN, TN or partial by the authors' rule (what Table 1 counts)."""
+    return {r.item.id: cls.upper() if cls != "partial" else cls
+            for r, _, cls in _authors_nodes(results) if r is not None}
 
 
 def prose_classes(results: Sequence[ItemResult]) -> dict[str, str]:

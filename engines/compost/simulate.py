@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from engines.compost.lexicon import DBO, RDF_TYPE
+from engines.compost.ontology import facts
 from engines.core import Item, SimOptions
 
 TYPE = f"<{RDF_TYPE}>"
@@ -30,7 +31,10 @@ def inject(item: Item, code: str, rng: random.Random) -> str | None:
         k = rng.choice(rel)
         triples[k][1] = rng.choice([p for p in SWAPS if p != triples[k][1]])
     elif code == "inverted_direction":
-        k = rng.choice(rel)
+        turnable = [k for k in rel if f"{triples[k][1]}" not in facts().symmetric]  # spouse either way is no mistake
+        if not turnable:
+            return None
+        k = rng.choice(turnable)
         triples[k][0], triples[k][2] = triples[k][2], triples[k][0]
     elif code == "missing_triple":
         if len(rel) < 2:

@@ -20,7 +20,10 @@ TAXONOMY = Taxonomy((
     TagType("wrong_property", "Wrong property", "a triple uses a property the gold does not use there", "triples"),
     TagType("inverted_direction", "Inverted direction", "a triple has subject and object swapped", "triples"),
     TagType("missing_triple", "Missing triple", "a gold relation triple has no counterpart in the output", "triples"),
-    TagType("extra_triple", "Extra triple", "an output triple or construct the gold does not have", "triples"),
+    TagType("extra_triple", "Extra triple", "an output triple the gold does not have", "triples"),
+    TagType("extra_construct", "Construct beyond the pattern",
+            "FILTER, OPTIONAL, UNION, BIND, a modifier...: a construct the gold (a basic graph pattern) does not "
+            "have; it is no triple and is not aligned as one", "form"),
     TagType("wrong_entity", "Wrong entity", "a gold entity is missing or replaced", "entities"),
     TagType("wrong_join", "Wrong join", "a triple connects to a different variable than in the gold", "triples"),
     TagType("missing_type_constraint", "Missing type constraint", "a gold rdf:type constraint is absent",
@@ -117,6 +120,6 @@ def triple_tags(parsed: Parsed, gold: list[Triple], alignment: Alignment | None 
         tags.extend(pair_tags(pair, alignment.renaming))
     extra = sorted(parsed.features & SEMANTIC_FEATURES - {"ASK", "CONSTRUCT", "DESCRIBE"})
     if extra:
-        tags.append(tag("extra_triple", "constructs beyond a basic graph pattern: " + ", ".join(extra)))
+        tags.append(tag("extra_construct", "constructs beyond a basic graph pattern: " + ", ".join(extra)))
     return tags
 

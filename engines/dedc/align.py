@@ -9,7 +9,10 @@ nodes in topological order):
 3. confusion on the same arguments: a different known primitive on exactly the gold
    step's literal arguments (even where they do not fit its own signature: the inputs are
    right, the name is wrong, as with an intuitive name under the cross naming), or,
-   without distinctive literals, a primitive of fitting arity on aligned antecedents;
+   without distinctive literals, a known primitive on exactly the gold step's antecedents,
+   whether or not they fit its own signature (Table 2: "the correct input parameters but
+   the incorrect primitive name"; ``add (value_1, value_2)`` where the cross naming calls
+   add ``top_k``);
 4. changed literals: same meaning and arity with partly different literals;
 5. confusion on overlapping arguments (one literal multiset contains the other);
 6. fiction: an unknown symbol, or arguments that fit no signature (arity or types); it
@@ -190,7 +193,7 @@ class _Aligner:
     def confusion_on_same_arguments(self) -> None:
         for with_literals in (True, False):
             for o in self.free_out():
-                if o.meaning is None or (not with_literals and not _valid_arity(o)):
+                if o.meaning is None:
                     continue
                 if any(p != "*" for p in pattern(o)) != with_literals:
                     continue

@@ -34,11 +34,18 @@ _TABLES: tuple[tuple[str, str, str, str, tuple[tuple[float, float], ...]], ...] 
      ((44.27, 84.52), (53.56, 92.57), (33.13, 72.45), (26.63, 73.99), (35.29, 75.54))),
 )
 
+# how every figure was measured (section 2.2, released code): the authors' prompt with 3 demonstrations
+# (primitive demonstrations on top for P_c), no reasoning asked for, their checker
+CONFIG = (("prompt", "the authors' template"), ("shots", "3 demonstrations"), ("cot", "no"),
+          ("data", "the 323 schemes"), ("scoring", "the authors' checker (convert_to_one)"))
+PROMPT_DEPENDENT = ("; D_d = P_c - P_dc and the Deltas compare runs whose prompts differ only in their "
+                    "demonstrations, so for such a model they are 0 up to noise by construction, not a finding")
+
 FIGURES: tuple[PaperFigure, ...] = tuple(
     PaperFigure(engine="dedc", table=table, block=block, row=row, column=column, model=model,
                 setting=(("gap", gap), ("names", names), ("primitives", primitives)),
                 metric=metric, value=pair[index], scale=100.0,
-                condition="3 demonstrations, temperature 0")
+                condition="3 demonstrations, temperature 0", config=CONFIG)
     for table, block, gap, names, values in _TABLES
     for row, model, pair in zip(ROWS, MODELS, values)
     for index, (column, metric, primitives) in enumerate((("P_dc", "P_dc", False), ("P_c", "P_c", True)))
@@ -56,4 +63,12 @@ def sample_size(metric: str, results: Sequence[ItemResult]) -> int:
     return len(scored(results))
 
 
-PAPER = PaperRecord(FIGURES, run_setting, sample_size)
+def run_config(settings: Mapping[str, Any], model: str, results: Sequence[ItemResult]) -> dict[str, str]:
+    """The run's configuration in the figures' words: the template is the authors' (byte for byte) and
+    the status is always the authors' checker's verdict; only the number of demonstrations varies."""
+    data = effective_settings(settings)
+    return {"prompt": "the authors' template", "shots": f"{data.get('shots', 3)} demonstrations", "cot": "no",
+            "data": "the 323 schemes", "scoring": "the authors' checker (convert_to_one)"}
+
+
+PAPER = PaperRecord(FIGURES, run_setting, sample_size, run_config, PROMPT_DEPENDENT)

@@ -1,12 +1,9 @@
 """Raw model text -> DEDC assignment expressions, or a parse failure with a position.
 
-Reading policy. The authors' checker (``convert_to_one``) splits the whole reply, with
-backticks and "plaintext" removed, on ``;`` and ``:=``: anything else in it spoils the
-answer. So the strict reading (the default, what the paper's accuracy counts) accepts a
-reply that is nothing but assignments, code fences and whitespace, and fails any other at
-the first character of the rest. ``-s extract=lenient`` (diagnosis only) uses the
-extractor below, which keeps whole assignments found among prose; it never joins parts of
-statements.
+Reading policy. The paper's accuracy counts the authors' checker (``engines.dedc.authors``,
+which reads the reply as text, rule by rule), not this parser. This module is the reading
+that explains a verdict: it keeps whole assignments found among prose (never joining parts
+of statements) and says what it dropped, for the tags, the views and ``-s extract=lenient``.
 
 The answer language (paper section 2.1) is a sequence of assignments
 ``target := symbol (arg, arg, ...)`` closed by ``result := variable``, separated by
@@ -260,13 +257,10 @@ def _nothing_found(s: _Scanner) -> ParseFailure:
     return s.failure(s.pos(first) if first is not None else 0, what)
 
 
-def parse_answer(text: str, strict: bool = False) -> Parsed | ParseFailure:
+def parse_answer(text: str) -> Parsed | ParseFailure:
     """Extract the assignments of a (possibly chatty) model reply.
 
     The answer is the statements of the last code fence holding any, else all of them.
-    ``strict`` is the authors' reading (``convert_to_one`` on the reply with backticks and
-    "plaintext" removed): the reply is nothing but assignments, code fences and
-    whitespace, or it fails at the first character of anything else.
     """
     if not isinstance(text, str):
         text = "" if text is None else str(text)
@@ -282,24 +276,7 @@ def parse_answer(text: str, strict: bool = False) -> Parsed | ParseFailure:
         return s.failure(fail.pos, fail.message)
     if not found:
         return _nothing_found(s)
-    covered = [(f.first, f.end) for f in found]
-    if strict:
-        stray = _stray(s, covered)
-        if stray is not None:
-            return s.failure(stray, "text outside the assignments (the whole reply is the answer; only code "
-                                    "fences and backticks are removed)")
-    return Parsed(tuple(f.assignment for f in found), _removed(s, covered))
-
-
-def _stray(s: _Scanner, covered: list[tuple[int, int]]) -> int | None:
-    """The offset of the first text the authors' clean-up would leave outside the assignments
-    (markdown emphasis included: they remove backticks only)."""
-    inside = bytearray(s.n)
-    for a, b in covered:
-        inside[a:b] = b"\x01" * (b - a)
-    offsets = [s.starts[t] for t in range(s.n) if not inside[t] and s.kinds[t] not in (_WS, _NL, _SEMI, _FENCE)]
-    offsets += [p for p in s.noise if s.text[p] == "*"]
-    return min(offsets, default=None)
+    return Parsed(tuple(f.assignment for f in found), _removed(s, [(f.first, f.end) for f in found]))
 
 
 def _removed(s: _Scanner, covered: list[tuple[int, int]]) -> tuple[str, ...]:

@@ -23,10 +23,12 @@ from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
 from engines.core import LENIENT, DataError, Item, Report, RunResults, Table, TagType, Verdict, settings_to_json
+from engines.dedc.authors import AuthorsCheck, authors_check
 from engines.dedc.settings import DedcSettings
 from engines.dedc.parse import Call, Parsed, Term, parse_answer, parse_term
 from engines.dedc.graph import build_graph, naming
 from engines.dedc.tags import tag, tag_errors
+from engines.papers import prompt_blind
 from engines.parsing import ParseFailure
 from engines.reporting import accuracy_by, scored, status_counts, tag_table, wilson_interval
 
@@ -168,36 +170,61 @@ def check(parsed: Parsed, item: Item, names: str) -> Check:
 
 def score_item(item: Item, outputs: Sequence[str], settings: DedcSettings = DEFAULT_SETTINGS,
                with_views: bool = True) -> Verdict:
-    from engines.dedc import views
-
+    """The verdict. Strict (the default): correct iff the authors' checker accepts the reply
+    (``authors.authors_check``), unparseable when it finds no ``result`` to judge; the reading
+    below explains the verdict (tags, views). Lenient: correct iff the assignments found among
+    the prose substitute to an accepted answer."""
     names = item_names(item, settings)
     text = outputs[0] if outputs else ""
-    parsed = parse_answer(text, strict=settings.extract != LENIENT)
-    lenient = parse_answer(text) if isinstance(parsed, ParseFailure) else None
+    parsed = parse_answer(text)
     _, gold_graph, exps, _ = _gold(str(item.gold.get("answer", "")), names,
-                                               tuple(item.gold.get("accepted") or ()))
+                                   tuple(item.gold.get("accepted") or ()))
+    authors = None
+    if settings.extract != LENIENT:
+        authors = authors_check(text, item.gold.get("accepted") or exps)
     if isinstance(parsed, ParseFailure):
-        tags = [tag("unparseable", parsed.describe() + ("" if outputs else " (no output)"))]
-        if isinstance(lenient, Parsed) and lenient.removed:  # assignments among prose: say so, though not read
-            tags.append(tag("format_violation", "removed: " + " | ".join(lenient.removed[:4])))
-        vs = views.unparseable_views(text, parsed, gold_graph, exps[0]) if with_views else []
-        return Verdict("unparseable", {"correct": 0.0}, tags, vs)
+        return _unparseable(text, parsed, gold_graph, exps[0], authors, with_views, bool(outputs))
     result = check(parsed, item, names)
-    tags = []
+    correct = result.correct if authors is None else authors.correct
+    unread = authors is not None and authors.expression is None  # the authors' checker has nothing to judge
     graph = None
-    if not result.correct:
+    tags = []
+    if not correct and not unread and not result.correct:  # error tags only for an answer judged wrong
         graph = build_graph(parsed.assignments, names)
         tags = tag_errors(graph, gold_graph)
-    if parsed.removed:
-        tags.append(tag("format_violation", "removed: " + " | ".join(parsed.removed[:4])
-                        + (f" (+{len(parsed.removed) - 4} more)" if len(parsed.removed) > 4 else "")))
-    status = "correct" if result.correct else "wrong"
+    removed = ("removed: " + " | ".join(parsed.removed[:4])
+               + (f" (+{len(parsed.removed) - 4} more)" if len(parsed.removed) > 4 else "")) if parsed.removed else ""
+    if authors is not None and authors.correct != result.correct:
+        removed = "; ".join(p for p in (authors.explain() + (
+            "; read statement by statement the answer is right" if result.correct else
+            "; read statement by statement it is wrong"), removed) if p)
+    if removed:
+        tags.append(tag("format_violation", removed))
+    status = "correct" if correct else "wrong"
+    if unread:
+        status = "unparseable"
+        tags.insert(0, tag("unparseable", authors.explain()))
     vs = []
     if with_views:
+        from engines.dedc import views
+
         if graph is None:
             graph = build_graph(parsed.assignments, names)
-        vs = views.verdict_views(status, parsed, graph, gold_graph, result, names)
-    return Verdict(status, {"correct": 1.0 if result.correct else 0.0}, tags, vs)
+        shown = "" if authors is None else authors.expression or "(no result)"
+        vs = views.verdict_views(status, parsed, graph, gold_graph, result, names, shown)
+    return Verdict(status, {"correct": 1.0 if correct else 0.0}, tags, vs)
+
+
+def _unparseable(text: str, failure: ParseFailure, gold_graph: Any, gold_expr: str, authors: AuthorsCheck | None,
+                 with_views: bool, answered: bool) -> Verdict:
+    """No assignment could be read; the authors' checker may still accept the text (then it is correct)."""
+    from engines.dedc import views
+
+    vs = views.unparseable_views(text, failure, gold_graph, gold_expr) if with_views else []
+    if authors is not None and authors.correct:
+        return Verdict("correct", {"correct": 1.0}, [tag("format_violation", authors.explain())], vs)
+    tags = [tag("unparseable", failure.describe() + ("" if answered else " (no output)"))]
+    return Verdict("unparseable", {"correct": 0.0}, tags, vs)
 
 
 # -------------------------------------------------------------------- reporting
@@ -354,6 +381,11 @@ def aggregate(run: RunResults, against: Sequence[RunResults], taxonomy: Sequence
     tables = [Table("Accuracy", "Accuracy with a 95% Wilson interval",
                     ["n", "correct", "accuracy %", "95% CI low %", "95% CI high %"],
                     [[n, ok, _round2(100 * ok / n) if n else 0.0, _round2(100 * lo), _round2(100 * hi)]])]
+    blind = prompt_blind(run.model)
+    if blind:
+        notes.append(f"{run.model} does not read the prompt ({blind}): its P_dc and P_c runs see the same "
+                     "answers whatever the demonstrations, so D_d (and the Deltas of Tables 4 and 5) are 0 up "
+                     "to noise by construction and say nothing about decomposition")
     conditions = _conditions(run, against)
     table1 = _table1(run, conditions, metrics)
     if table1 is not None:

@@ -67,9 +67,11 @@ def _roots(graph: Graph) -> list[int]:
 
 
 def verdict_views(status: str, parsed: Parsed, graph: Graph, gold_graph: Graph, result: Check,
-                  names: str) -> list[View]:
+                  names: str, authors: str = "") -> list[View]:
+    """``authors``: what the authors' checker read (the strict verdict's), shown beside the statement reading."""
     summary = [
         ["status", status],
+        *([["authors' checker reads", authors]] if authors else []),
         ["matched variant", result.matched or "-"],
         ["output steps", str(len(graph.nodes))],
         ["gold steps", str(len(gold_graph.nodes))],
@@ -80,7 +82,7 @@ def verdict_views(status: str, parsed: Parsed, graph: Graph, gold_graph: Graph, 
         summary.append(["note", result.note])
     return [
         View("key-value", "Summary", summary),
-        View("diff", "Substituted expression", {
+        View("diff", "Substituted expression (statement by statement)", {
             "left": result.output_expr or "(no result)", "right": result.gold_expr,
             "left_title": "output", "right_title": "gold" + (" (matched variant)" if result.matched else "")}),
         expression_table("Output expressions", graph),

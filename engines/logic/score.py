@@ -3,15 +3,21 @@
 Scores of every item:
 
 * ``equivalent``: 1.0 iff Z3 proved the round-trip formula equivalent to the original;
-* ``unknown``: 1.0 iff Z3 could not decide (a timeout, Z3 giving up on quantifiers, or
-  a formula beyond the solver's size cap). Such an item has status ``wrong`` (never
-  ``correct``: nothing was proved) but carries no error tags (nothing was disproved
-  either); the report counts these items separately;
+* ``unknown``: 1.0 iff Z3 could not decide (its resource budget spent, Z3 giving up on
+  quantifiers, or a formula beyond the solver's size cap). Such an item has status
+  ``wrong`` (never ``correct``: nothing was proved) and carries no error tags (nothing
+  was disproved either); it is also ``set_aside`` (``engines.reporting.SET_ASIDE``): as
+  the paper threw out the items that hit the solver's timeout (section 3.2), no accuracy
+  counts it, and the report counts these items apart;
 * ``truth_table_agreement`` (propositional items only): the fraction of assignments over
   the union of both formulas' variables on which they agree; 0.0 when nothing could be
   parsed; left out when the round trip has quantifiers or more than 20 variables. It is
   not defined for first-order items (there is no finite set of assignments to count), so
   it is left out there.
+
+The reply is read as the authors read it (``nlfs``): operator symbols mapped and the
+whole reply lowercased before parsing, so ``X1 ∨ X2`` is ``x1 ∨ x2`` and ``X1 AND x2`` is
+``x1 ∧ x2``; the original formula and the vocabulary are compared in lower case too.
 
 Before judging, ``a = b`` in a propositional item is read as ``a ↔ b``: between
 propositions, equality can only mean equal truth values.
@@ -34,7 +40,7 @@ from engines.logic.tags import copied_formula, error_tags, extra_operators, tag
 from engines.logic.truth import Agreement, agreement
 from engines.logic.vocabulary import Vocabulary, vocabulary_of
 from engines.parsing import ParseFailure
-from engines.reporting import scored, tag_table, wilson_interval
+from engines.reporting import SET_ASIDE, scored, set_aside, tag_table, wilson_interval
 
 DEFAULT_SETTINGS = LogicSettings()
 
@@ -77,10 +83,10 @@ class Judgement:
 def judge(item: Item, outputs: Sequence[str], settings: LogicSettings = DEFAULT_SETTINGS,
           explain: bool = True) -> Judgement:
     """Parse, decide and measure one item; ``explain=False`` skips what only the views need."""
-    vocab = item_vocabulary(item)
-    original = gold_formula(str(item.gold.get("formula", "")))
+    vocab = item_vocabulary(item).lowered()
+    original = gold_formula(str(item.gold.get("formula", "")).lower())
     description = outputs[0] if outputs else ""
-    reply = outputs[1] if len(outputs) > 1 else ""
+    reply = (outputs[1] if len(outputs) > 1 else "").lower()
     reading = read_formula(reply, vocab.known(), lenient=settings.extract == LENIENT)
     if not isinstance(reading, Reading):
         return Judgement(item, vocab, original, description, reply, reading, None, None)
@@ -113,6 +119,8 @@ def verdict_of(j: Judgement) -> Verdict:
     assert j.outcome is not None
     verdict = j.outcome.verdict
     scores = {"equivalent": 1.0 if verdict == EQUIVALENT else 0.0, "unknown": 1.0 if verdict == UNKNOWN else 0.0}
+    if verdict == UNKNOWN:
+        scores[SET_ASIDE] = 1.0
     if j.agreement is not None:
         scores["truth_table_agreement"] = j.agreement.fraction
     if verdict == NOT_EQUIVALENT:
@@ -172,13 +180,20 @@ def _unknown(results: Sequence[ItemResult]) -> int:
 
 
 def _figure_table(label: str, results: Sequence[ItemResult]) -> tuple[Table, list[Chart]]:
-    """Accuracy and truth-table agreement by operator count: the paper's figure as a table."""
+    """Accuracy and truth-table agreement by operator count: the paper's figure as a table.
+
+    ``results`` include the items set aside (Z3 ``unknown``): they are counted in their
+    column and left out of every other figure."""
     groups = _by_operators(results)
-    propositional = _mean_tt(results) is not None
+    propositional = _mean_tt(scored(results)) is not None
     rows = []
     accuracy_series: dict[str, float] = {}
     tt_series: dict[str, float] = {}
-    for ops, group in groups.items():
+    for ops, everything in groups.items():
+        group = scored(everything)
+        if not group:
+            rows.append([ops, 0, "-", "-"] + (["-"] if propositional else []) + [_unknown(everything), 0])
+            continue
         ok = sum(r.status == "correct" for r in group)
         lo, hi = wilson_interval(ok, len(group))
         row: list[Any] = [ops, len(group), _pct(ok / len(group)), f"{100 * lo:.1f}-{100 * hi:.1f}"]
@@ -188,15 +203,15 @@ def _figure_table(label: str, results: Sequence[ItemResult]) -> tuple[Table, lis
             row.append(_pct(tt) if tt is not None else "-")
             if tt is not None:
                 tt_series[str(ops)] = _pct(tt)
-        row += [_unknown(group), sum(r.status == "unparseable" for r in group)]
+        row += [_unknown(everything), sum(r.status == "unparseable" for r in group)]
         rows.append(row)
     columns = ["operators", "n", "accuracy %", "95% CI"] + (["truth-table agreement %"] if propositional else [])
     name = _figure(label)
     table = Table(name, f"Round-trip accuracy by number of operators ({label})",
                   columns + ["unknown", "unparseable"], rows,
                   note="operators: ∧/∨ for propositional formulas, ¬/∧/∨ for first-order ones (as the paper's "
-                       "x-axes); unknown = Z3 spent its resource budget (rlimit) without a verdict, "
-                       "counted as not correct")
+                       "x-axes); n and accuracy leave out the unknown items (Z3 undecided), set aside as the "
+                       "paper threw out its timeouts")
     charts = [Chart(f"{name} accuracy", f"Accuracy % by operators ({label})", accuracy_series, "%")]
     if propositional:
         charts.append(Chart(f"{name} truth table", f"Truth-table agreement % by operators ({label})", tt_series, "%"))
@@ -228,11 +243,11 @@ def _verdict_table(results: Sequence[ItemResult]) -> Table:
         elif r.status == "unparseable":
             counts["unparseable"] += 1
         elif r.status == "wrong":
-            counts["unknown" if r.scores.get("unknown", 0.0) >= 1.0 else "not equivalent"] += 1
+            counts["unknown (set aside)" if r.scores.get("unknown", 0.0) >= 1.0 else "not equivalent"] += 1
         else:
             counts["error"] += 1
-    order = ["equivalent", "not equivalent", "unknown", "unparseable", "error"]
-    return Table("Verdicts", "Solver verdicts (unknown: timeout or too large; never counted correct)",
+    order = ["equivalent", "not equivalent", "unknown (set aside)", "unparseable", "error"]
+    return Table("Verdicts", "Solver verdicts (unknown: Z3 undecided; set aside, in no accuracy)",
                  ["verdict", "items"], [[v, counts.get(v, 0)] for v in order])
 
 
@@ -254,17 +269,20 @@ def _comparison(label: str, runs: Sequence[RunResults]) -> Table:
 
 def aggregate(run: RunResults, against: Sequence[RunResults], taxonomy: Sequence[TagType]) -> Report:
     judged = scored(run.results)
+    aside = set_aside(run.results)
     n = len(judged)
     ok = sum(r.status == "correct" for r in judged)
     lo, hi = wilson_interval(ok, n)
+    decided_or_not = n + len(aside)
     metrics: dict[str, float] = {"accuracy": ok / n if n else 0.0, "accuracy_ci_low": lo, "accuracy_ci_high": hi,
-                                 "unknown": float(_unknown(judged)),
-                                 "unknown_rate": _unknown(judged) / n if n else 0.0}
+                                 "unknown": float(len(aside)),
+                                 "unknown_rate": len(aside) / decided_or_not if decided_or_not else 0.0}
     tt = _mean_tt(judged)
     if tt is not None:
         metrics["mean_truth_table_agreement"] = tt
-    notes = ["unknown: Z3 spent its resource budget (rlimit) or a formula exceeded the size cap; "
-             "such items are 'wrong' with scores equivalent=0, unknown=1, and carry no error tags"]
+    notes = [f"unknown: {len(aside)} item(s) where Z3 spent its resource budget (rlimit) or a formula exceeded "
+             "the size cap; set aside as the paper threw out its solver timeouts: no accuracy or agreement "
+             "counts them (their status reads wrong, scores equivalent=0, unknown=1, no error tags)"]
     if any(_dataset(r).startswith("fol") for r in judged):
         notes.append("truth-table agreement is not defined for first-order formulas and is left out")
     errors = sum(r.status == "error" for r in run.results)
@@ -272,9 +290,9 @@ def aggregate(run: RunResults, against: Sequence[RunResults], taxonomy: Sequence
         notes.append(f"{errors} items in status error are excluded from accuracy")
     tables: list[Table] = []
     charts: list[Chart] = []
-    labels = sorted({_dataset(r) for r in judged})
+    labels = sorted({_dataset(r) for r in [*judged, *aside]})
     for label in labels:
-        table, figure_charts = _figure_table(label, [r for r in judged if _dataset(r) == label])
+        table, figure_charts = _figure_table(label, [r for r in [*judged, *aside] if _dataset(r) == label])
         tables.append(table)
         charts += figure_charts
     ratio = _ratio_table(judged)

@@ -14,6 +14,7 @@ Vocabularies (the released code's, in our names):
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Mapping
@@ -55,6 +56,14 @@ class Vocabulary:
     def known(self) -> frozenset[str]:
         """Every name a formula over this vocabulary may contain."""
         return frozenset((*self.propositions, *(p for p, _ in self.predicates), *self.constants, *self.variables))
+
+    def lowered(self) -> "Vocabulary":
+        """Every name in lower case: the vocabulary as the authors' reading sees it (they
+        lowercase the reply before parsing, so ``Runs(John)`` is read as ``runs(john)``)."""
+        return dataclasses.replace(
+            self, propositions=tuple(p.lower() for p in self.propositions),
+            predicates=tuple((p.lower(), a) for p, a in self.predicates),
+            constants=tuple(c.lower() for c in self.constants), variables=tuple(v.lower() for v in self.variables))
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"logic": self.logic}

@@ -42,17 +42,21 @@ _TABLE2: tuple[tuple[str, tuple[float, float]], ...] = (
 )
 
 _CONDITION = "30 functions per setting"
+# how every figure was measured: the authors' prompt with the 16 samples, their extraction, check and estimator
+CONFIG = (("prompt", "the authors' template"), ("shots", "16 samples"), ("cot", "no"),
+          ("data", "the authors' generator"), ("scoring", "the authors' check and estimator"))
+PROMPT_DEPENDENT = ""
 
 FIGURES: tuple[PaperFigure, ...] = tuple(
     PaperFigure(engine="rgp", table="Table 1", block="", row=row, column=column, model=model,
                 setting=(("setting", code),), metric=f"mean_C_{code}", value=value, scale=100.0,
-                condition=_CONDITION + (", non-reasoning" if "非推理" in row else ""))
+                condition=_CONDITION + (", non-reasoning" if "非推理" in row else ""), config=CONFIG)
     for row, model, values in _TABLE1
     for (code, column), value in zip((("h", "Horizontal"), ("b", "Block"), ("v", "Vertical"), ("r", "Random")), values)
 ) + tuple(
     PaperFigure(engine="rgp", table="Table 2", block="", row=model, column=column, model=model,
                 setting=(("setting", code),), metric=f"mean_C_{code}", value=value, scale=100.0,
-                condition=_CONDITION)
+                condition=_CONDITION, config=CONFIG)
     for model, values in _TABLE2
     for (code, column), value in zip((("ri", "RI(H)"), ("hr", "SC(H+R)")), values)
 )
@@ -70,4 +74,9 @@ def sample_size(metric: str, results: Sequence[ItemResult]) -> int:
     return sum("C" in r.scores for r in scored(results) if str(r.item.meta.get("setting")) == code)
 
 
-PAPER = PaperRecord(FIGURES, run_setting, sample_size)
+def run_config(settings: Mapping[str, Any], model: str, results: Sequence[ItemResult]) -> dict[str, str]:
+    """The run's configuration in the figures' words (prompt, generator, check and estimator are the authors')."""
+    return dict(CONFIG)
+
+
+PAPER = PaperRecord(FIGURES, run_setting, sample_size, run_config, PROMPT_DEPENDENT)

@@ -65,17 +65,23 @@ def _with(task: str, change: tuple[str, Any] | None = None) -> tuple[tuple[str, 
     return (("task", task), *changed.items())
 
 
+# how every figure was measured (section 4): zero-shot with reasoning, the paper's generator and definitions
+CONFIG = (("prompt", "the paper's template"), ("shots", "0"), ("cot", "yes"), ("data", "the paper's generator"),
+          ("scoring", "the paper's definitions (SVR, BER, SCR)"))
+PROMPT_DEPENDENT = "; the Table 3 dimensions that change the prompt (style, lexicon) do not change its answers"
+
 FIGURES: tuple[PaperFigure, ...] = tuple(
     PaperFigure(engine="robogrid", table="Table 2", block=block, row=model, column=column, model=model,
                 setting=_with(task), metric=f"{task}_{key}", value=round(printed / 100, 6), percent=True,
-                condition="200 items per task, 0-shot CoT")
+                condition="200 items per task, 0-shot CoT", config=CONFIG)
     for block, model, values in _TABLE2
     for (task, key, column), printed in zip(_TABLE2_COLUMNS, values)
     if printed is not None
 ) + tuple(
     PaperFigure(engine="robogrid", table="Table 3", block=dimension, row=configuration, column=key.upper(),
                 model="Mimo-V2-flash", setting=_with("instruct", change), metric=f"instruct_{key}",
-                value=round(printed / 100, 6), percent=True, condition=f"{dimension}: {configuration}")
+                value=round(printed / 100, 6), percent=True, condition=f"{dimension}: {configuration}",
+                config=CONFIG)
     for dimension, configuration, change, values in _TABLE3
     for key, printed in zip(("svr", "ber", "scr"), values)
 )
@@ -107,4 +113,11 @@ def sample_size(metric: str, results: Sequence[ItemResult]) -> int:
     return sum(key in r.scores for r in part)
 
 
-PAPER = PaperRecord(FIGURES, run_setting, sample_size)
+def run_config(settings: Mapping[str, Any], model: str, results: Sequence[ItemResult]) -> dict[str, str]:
+    """The run's configuration in the figures' words (the prompt, generator and scorer are the paper's)."""
+    cot = canonical(settings.get("cot", True)) == "true"
+    return {"prompt": "the paper's template", "shots": str(settings.get("shots", 0)), "cot": "yes" if cot else "no",
+            "data": "the paper's generator", "scoring": "the paper's definitions (SVR, BER, SCR)"}
+
+
+PAPER = PaperRecord(FIGURES, run_setting, sample_size, run_config, PROMPT_DEPENDENT)

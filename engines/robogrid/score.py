@@ -10,6 +10,12 @@ Per item, by task:
 * instruct: ``svr``, ``ber`` as above against the gold's final state, ``scr`` 1 when the
   tree equals the gold tree; status correct when SCR = 1.
 
+A reply that is an echo of the prompt (its grammar included; ``replies.echo_evidence``, the
+whole reply compared) is tagged as the echo it is (``autoregressive_echoing``, added with the
+reply tags) and gets no syntax tag of the paper's: the rules it rewrote are the grammar's
+own words, not an attempt at a program. A program stopped at the step cap is ``step_limit``
+(with BER 0, whatever state it passed through) and the report counts these apart.
+
 SCR = 1 implies BER = 1 (same tree, same deterministic run from the same start) and BER
 = 1 implies SVR = 1, so SCR <= BER <= SVR holds item by item and in every aggregate.
 Task 1 defines only SVR and task 2 no SCR (Table 2), so those keys are absent rather
@@ -26,14 +32,17 @@ from engines.parsing import ParseFailure
 from engines.robogrid.grammars import Grammar, grammar_for
 from engines.robogrid.lexicon import Lexicon
 from engines.robogrid.nodes import Program
+from engines.replies import echo_evidence
 from engines.robogrid.parse import parse_code, parse_reply, parse_verdict
+from engines.robogrid.prompts import build_prompt
 from engines.robogrid.settings import RobogridSettings
 from engines.robogrid.tags import drift_tags, judge_tags, syntax_tags, tag
-from engines.robogrid.world import State, execute
+from engines.robogrid.world import MAX_STEPS, State, execute
 from engines.reporting import scored, status_counts, tag_table
 
 DEFAULT_SETTINGS = RobogridSettings()
 TASK_KEYS = {"judge": ("svr",), "goal": ("svr", "ber"), "instruct": ("svr", "ber", "scr")}
+STEP_LIMIT = "step_limit"  # tag and score (1.0) of a program whose run was stopped at the step cap
 TASK_ORDER = ("instruct", "goal", "judge")  # the headline metrics describe the first task a run has
 STANDARD = {"style": "block", "lexicon": "alien", "expr_depth": 2, "else_prob": 0.5, "depth": 10}
 DIMENSIONS = ("depth", "else_prob", "expr_depth", "style", "lexicon", "shots", "cot")
@@ -122,7 +131,12 @@ def _score_program(item: Item, task: str, text: str, cot: bool, lenient: bool, w
     keys = TASK_KEYS[task]
     parsed = parse_reply(text, grammar, lenient)
     if isinstance(parsed, ParseFailure):
-        tags = [tag("unparseable", parsed.describe())] + syntax_tags(parsed.source, grammar, text, parsed.start)
+        tags = [tag("unparseable", parsed.describe())]
+        echo = echo_evidence(text, build_prompt(item, cot), by_similarity=True)
+        if echo is None:
+            tags += syntax_tags(parsed.source, grammar, text, parsed.start)
+        else:  # an echo's tokens are the prompt's, not an attempt at a program: no paper tag is read off them
+            tags.append(tag("autoregressive_echoing", f"{echo}; no syntax tag is derived from an echo"))
         set_off = None if lenient else parse_reply(text, grammar, lenient=True)
         if set_off is not None and not isinstance(set_off, ParseFailure):  # a program among prose, not read
             tags.append(_format_violation(set_off.removed))
@@ -135,11 +149,15 @@ def _score_program(item: Item, task: str, text: str, cot: bool, lenient: bool, w
     scores = {"svr": 1.0, "ber": float(ber)}
     if task == "instruct":
         scores["scr"] = float(scr)
+    if out_run.capped:
+        scores[STEP_LIMIT] = 1.0
     correct = scr if task == "instruct" else ber
     tags: list[Tag] = []
     if not correct:
         traced = execute(gold, start, trace=True) if task == "goal" else gold_run
         tags = drift_tags(parsed.program, gold, out_run, traced, start, near_copy_only=task == "goal")
+    if out_run.capped and not any(t.code == STEP_LIMIT for t in tags):
+        tags.insert(0, tag(STEP_LIMIT, f"execution stopped at the cap of {MAX_STEPS} steps"))
     if parsed.removed and (not cot or not parsed.marked):
         tags.append(_format_violation(parsed.removed))
     vs = []
@@ -284,6 +302,12 @@ def aggregate(run_results: RunResults, against: Sequence[RunResults], taxonomy: 
     counts = status_counts(run_results.results)
     if counts.get("error"):
         notes.append(f"{counts['error']} items in status error are excluded")
+    capped = sum(r.scores.get(STEP_LIMIT, 0.0) >= 1.0 for r in judged)
+    if "goal" in tasks or "instruct" in tasks:
+        metrics[STEP_LIMIT] = float(capped)
+    if capped:
+        notes.append(f"{capped} program(s) stopped at the step cap of {MAX_STEPS} steps (tag step_limit): their "
+                     "BER is 0 whatever states they passed through, and they are counted here apart")
     if any(o.model == run_results.model for o in against):
         notes.append("Table 3 and the by-dimension tables pool this run with the other runs of the same model")
     table3, skipped = _table3(pooled)
