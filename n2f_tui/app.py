@@ -9,7 +9,6 @@ Screens only present: they call ``sessions`` and ``engines`` and draw what comes
 from __future__ import annotations
 
 import asyncio
-import gc
 import time
 from functools import partial
 from typing import Any, Iterable
@@ -24,6 +23,7 @@ from n2f_tui.jobs import RunJob
 from n2f_tui.screens.home import HomeScreen
 from n2f_tui.widgets.style import LIVE, Formats
 from sessions import api
+from sessions.collector import COLLECTOR
 from sessions.errors import N2FError
 from sessions.store import list_run_meta
 
@@ -87,18 +87,16 @@ class N2FApp(App):
     def start_job(self, prepared: api.PreparedRun) -> RunJob:
         job = RunJob(prepared, on_done=self._job_done, pause_for=self._runner_pause)
         self.jobs[job.run_id] = job
-        gc.freeze()
-        gc.disable()  # see _collect_garbage
+        COLLECTOR.pause()  # one pause per job, ended in _job_done (see _collect_garbage)
         job.start()
         return job
 
     def _job_done(self, job: RunJob) -> None:
-        self.jobs.pop(job.run_id, None)
+        if self.jobs.pop(job.run_id, None) is not None:
+            COLLECTOR.refreeze()  # what the run left stays out of passes while a run screen holds it
+            COLLECTOR.unpause()
         if job.error is not None:
             self.last_job_error[job.run_id] = job.error
-        if not self.jobs:
-            gc.freeze()
-            gc.enable()
 
     def _runner_pause(self) -> float:
         """How long a runner worker steps aside after an item: briefly, right after input."""
@@ -110,20 +108,15 @@ class N2FApp(App):
         await super().on_event(event)
 
     def _collect_garbage(self) -> None:
-        """While runs go on, collect young garbage on a timer and keep old objects out of the way.
-
-        A live run only adds long-lived objects (records). With automatic collection, full
-        passes over that ever larger heap stall the event loop for 50-150 ms a few times a
-        second; instead the youngest generation is collected here every quarter second and
-        the survivors frozen every second (cyclic garbage dies young, so what is frozen is
-        what stays alive anyway).
-        """
+        """While runs go on (automatic collection paused, see ``sessions.collector``), collect the
+        youngest generation every quarter second and freeze the survivors every second: cyclic
+        garbage dies young, so what is frozen is what stays alive anyway."""
         if not self.jobs:
             return
-        gc.collect(0)
+        COLLECTOR.collect_young()
         self._gc_ticks += 1
         if self._gc_ticks % 4 == 0:
-            gc.freeze()
+            COLLECTOR.refreeze()
 
     async def resume_run(self, run_id: str, open_screen: bool = True) -> RunJob | None:
         if run_id in self.jobs:
@@ -233,7 +226,8 @@ class N2FApp(App):
 
     async def on_unmount(self) -> None:
         await self.stop_jobs()
-        gc.enable()
+        for job in list(self.jobs.values()):  # cancelled before its task ever ran: its pause still ends
+            self._job_done(job)
 
     # ------------------------------------------------------ command palette
 

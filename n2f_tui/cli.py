@@ -7,13 +7,13 @@ that run something, so reading a run starts faster.
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
 from typing import NoReturn, Sequence
 
 from engines.core import EngineError
 from n2f_tui.commands import reading, running, study, upkeep
 from n2f_tui.render import safe_text
+from sessions.collector import freeze_for_exit
 from sessions.errors import InputError, N2FError
 
 COMMANDS = {**running.COMMANDS, **reading.COMMANDS, **upkeep.COMMANDS, **study.COMMANDS}
@@ -65,7 +65,7 @@ def entry() -> None:
     the interpreter's last full collection would walk every object (0.2 s after a compost run) to free
     memory the exit frees anyway. Workers and files are closed by then (atexit, the stores)."""
     code = main()
-    gc.freeze()
+    freeze_for_exit()
     sys.exit(code)
 
 

@@ -13,7 +13,6 @@ most; ``?`` lists them all.
 
 from __future__ import annotations
 
-import gc
 from typing import Any
 
 from rich.text import Text
@@ -36,6 +35,7 @@ from n2f_tui.widgets.itemrow import item_row, list_title
 from n2f_tui.widgets.progress import RunHeader, progress_text
 from n2f_tui.widgets.vlist import VirtualList
 from sessions import api
+from sessions.collector import COLLECTOR
 from sessions.describe import describe_run
 from sessions.errors import N2FError
 from sessions.store import RunStore
@@ -94,7 +94,6 @@ class RunScreen(AnnotationActions, LiveRunActions, AppScreen):
         self.state = RunState(store, annotator=self.n2f.annotator, blind=self.n2f.blind)
         if self.state.blind and self.state.study:
             self.state.set_filter("study")
-        gc.freeze()  # the run's items and records live as long as the screen: keep them out of GC passes
         if job is not None:
             job.drain()  # already in store.results()
         self.was_live = job is not None
@@ -111,6 +110,7 @@ class RunScreen(AnnotationActions, LiveRunActions, AppScreen):
             self.price = api.price_of(store)
         except N2FError:  # a broken config file is reported where it matters (starting runs)
             self.price = None
+        COLLECTOR.hold()  # the run's items and records live as long as the screen: out of GC passes
 
     # ------------------------------------------------------------ composition
 
@@ -134,12 +134,9 @@ class RunScreen(AnnotationActions, LiveRunActions, AppScreen):
             self.set_timer(0.5, self.refresh_metrics)
 
     def on_unmount(self) -> None:
-        # the run's objects were frozen out of the collector when the screen opened: hand
-        # them back and collect once, so a closed run is freed now rather than weighing on
-        # every later collection (while runs go on, the app keeps freezing instead)
-        if not self.n2f.jobs:
-            gc.unfreeze()
-            gc.collect()
+        # the screen's hold ends: when it was the last one (no run going on) the heap is thawed
+        # and collected once, so a closed run is freed now rather than weighing on later passes
+        COLLECTOR.release(collect=True)
 
     # ------------------------------------------------------------------- data
 

@@ -8,7 +8,6 @@ metrics are recomputed in a thread, at most every two seconds.
 
 from __future__ import annotations
 
-import gc
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +17,7 @@ from n2f_tui.run_metrics import engine_metrics
 from n2f_tui.screens.dialogs import ConfirmDialog
 from n2f_tui.widgets.detail import DetailView
 from sessions import api
+from sessions.collector import COLLECTOR
 from sessions.errors import N2FError
 from sessions.store import RunStore
 
@@ -108,7 +108,7 @@ class LiveRunActions:
         self.update_header()
         # the metrics cache is long-lived too; left in the collector's oldest generation it
         # would be walked by every full collection (tens of ms each, every few moves)
-        gc.freeze()
+        COLLECTOR.refreeze()
 
     def _running_job(self, hint: str = "") -> RunJob | None:
         """The job of the run in progress, or None after saying that the run is not running."""
