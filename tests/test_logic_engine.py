@@ -172,14 +172,14 @@ def test_a_spent_resource_budget_through_the_scorer():
 
 
 def test_huge_replies_are_judged_quickly(cnf_item):
-    started = time.perf_counter()
+    cpu = time.process_time()  # CPU, not wall time (Z3 runs in this thread): 0.3 s here
     garbage = ENGINE.score(cnf_item, ["x1 ∧ " * 200_000, "(" * 100_000])
     assert garbage.status == "unparseable" and "too long" in garbage.tags[0].evidence
     huge = " ∨ ".join(f"x{i % 3 + 1}" if i % 2 else f"¬x{i % 3 + 1}" for i in range(1_500))
     verdict = ENGINE.score(cnf_item, ["d", huge])
     assert verdict.status == "wrong" and verdict.scores["unknown"] == 1.0  # beyond the solver's size cap
     assert "too large" in dict(verdict.views[0].data)["why unknown"]
-    assert time.perf_counter() - started < 5
+    assert time.process_time() - cpu < 5
 
 
 def test_copied_description_is_tagged_even_when_correct(cnf_item):
