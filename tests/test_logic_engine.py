@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -99,6 +101,14 @@ def test_correct_round_trip(cnf_item):
     assert verdict.tags == []
 
 
+def truth_table_agreement(a: str, b: str) -> float:
+    """The fraction of assignments on which two CNF texts agree, by Python's own ``and``/``or``/``not``."""
+    names = sorted(set(re.findall(r"x\d+", a + b)))
+    as_python = [compile(t.replace("¬", " not ").replace("∧", " and ").replace("∨", " or "), "cnf", "eval") for t in (a, b)]
+    rows = [dict(zip(names, values)) for values in itertools.product([False, True], repeat=len(names))]
+    return sum(eval(as_python[0], {}, row) == eval(as_python[1], {}, row) for row in rows) / len(rows)
+
+
 def test_wrong_round_trip_with_views(cnf_item):
     formula = cnf_item.inputs["formula"]
     wrong = formula.replace("¬x1", "x1", 1) if "¬x1" in formula else formula.replace("x1", "¬x1", 1)
@@ -110,7 +120,7 @@ def test_wrong_round_trip_with_views(cnf_item):
     verdict = ENGINE.score(cnf_item, ["a description", wrong])
     assert verdict.status == "wrong"
     assert verdict.scores["equivalent"] == 0.0 and verdict.scores["unknown"] == 0.0
-    assert 0.0 < verdict.scores["truth_table_agreement"] < 1.0
+    assert verdict.scores["truth_table_agreement"] == truth_table_agreement(formula, wrong)
     codes = {t.code for t in verdict.tags}
     assert "negation_error" in codes
     views = {v.title: v for v in verdict.views}
@@ -216,7 +226,7 @@ def test_report_tables_and_charts():
     assert verdicts["unknown"] == 6 and verdicts["error"] == 1 and verdicts["equivalent"] == 7
     assert report.metrics["unknown"] == 6
     assert report.metrics["accuracy"] == pytest.approx(7 / 25)
-    assert 0 < report.metrics["mean_truth_table_agreement"] < 1
+    assert report.metrics["mean_truth_table_agreement"] == pytest.approx((7 * 1.0 + 18 * 0.5) / 25)  # the error item left out
     charts = {c.name for c in report.charts}
     assert charts == {"Figure 2 accuracy", "Figure 2 truth table"}
 
@@ -280,7 +290,7 @@ def test_sim_run_reports_figures_and_tags(n2f_home):
                home=n2f_home)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    assert 0.0 < report["accuracy"] < 1.0
+    assert report["accuracy"] == pytest.approx(report["counts"]["correct"] / 60) and 0 < report["counts"]["correct"] < 60
     assert report["tags"] and "unknown" in report["metrics"]
     assert any(t["name"] == "Figure 3 (top)" for t in report["tables"])
 
