@@ -20,6 +20,7 @@ from textual.screen import Screen
 
 from engines.core import EngineError
 from n2f_tui.jobs import RunJob
+from n2f_tui.screens.errors import ErrorLog, ErrorLogScreen
 from n2f_tui.screens.home import HomeScreen
 from n2f_tui.widgets.style import LIVE, Formats
 from sessions import api
@@ -58,6 +59,7 @@ class N2FApp(App):
         self.demo_model = demo_model
         self.jobs: dict[str, RunJob] = {}
         self.last_job_error: dict[str, BaseException] = {}
+        self.errors = ErrorLog()  # what report_error was told this session (ctrl+p → Error log)
         self._gc_ticks = 0
         self.input_at = 0.0
 
@@ -196,6 +198,19 @@ class N2FApp(App):
 
         self.push_screen(NewRunDialog(start, model=model, concurrency=concurrency), started)
 
+    def report_error(self, what: str, exc: BaseException) -> None:
+        """The one place an unexpected error goes (n2f_tui.workers): a line in the error log with its
+        traceback and, unless it repeats the line before, a toast. Nothing else changes: the screen
+        stays and the runs go on."""
+        entry = self.errors.add(what, exc)
+        if entry.count == 1:
+            self.notify(f"{what} failed: {entry.message} (ctrl+p → Error log)", severity="error", markup=False,
+                        timeout=8)
+
+    def action_error_log(self) -> None:
+        if not isinstance(self.screen, ErrorLogScreen):
+            self.push_screen(ErrorLogScreen(self.errors))
+
     def action_help(self) -> None:
         from n2f_tui.screens.help import HelpScreen
 
@@ -236,6 +251,8 @@ class N2FApp(App):
         from n2f_tui.screens.help import screen_bindings
 
         yield from super().get_system_commands(screen)
+        yield SystemCommand("Error log", f"what went wrong this session ({len(self.errors.entries)} entries)",
+                            self.action_error_log)
         seen: set[str] = {"Quit", "Keys"}
         for node, binding in screen_bindings(screen):
             title = binding.description or binding.action

@@ -16,7 +16,6 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
-from textual import work
 from textual.worker import get_current_worker
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -34,6 +33,7 @@ from n2f_tui.widgets.idcolumn import IdColumn
 from n2f_tui.widgets.itemrow import item_row, list_title
 from n2f_tui.widgets.progress import RunHeader, progress_text
 from n2f_tui.widgets.vlist import VirtualList
+from n2f_tui.workers import guarded_work
 from sessions import api
 from sessions.collector import COLLECTOR
 from sessions.describe import describe_run
@@ -225,7 +225,7 @@ class RunScreen(AnnotationActions, LiveRunActions, AppScreen):
         if self._scoring == key:
             self.score_detail(key, info)
 
-    @work(thread=True, exclusive=True, group="detail", exit_on_error=False)
+    @guarded_work(thread=True, exclusive=True, group="detail")
     def score_detail(self, key: tuple[int, int], info: api.ItemDetail) -> None:
         """The item's outputs re-judged with their views; dropped if the cursor moved on meanwhile."""
         worker = get_current_worker()
@@ -241,7 +241,7 @@ class RunScreen(AnnotationActions, LiveRunActions, AppScreen):
             return
         self._scoring = None
         if isinstance(scored, Exception):
-            self.notify(f"{self.state.ids[key[0]]} could not be re-scored: {scored}", severity="error", markup=False)
+            self.n2f.report_error(f"re-scoring {self.state.ids[key[0]]}", scored)
             return
         self.query_one(DetailView).show_scored(scored, key)
 
