@@ -11,9 +11,11 @@ import dataclasses
 import types
 import typing
 from dataclasses import dataclass, field
-from typing import Any, Generic, Mapping, Sequence, TypeVar, overload
+from typing import Any, Generic, Literal, Mapping, Sequence, TypeVar, get_args, overload
 
-STATUSES = ("correct", "wrong", "unparseable", "error")
+# an item's verdict; ``error`` is an infrastructure failure (retried or left for resume), never a model mistake
+Status = Literal["correct", "wrong", "unparseable", "error"]
+STATUSES: tuple[Status, ...] = get_args(Status)
 
 
 class EngineError(Exception):
@@ -176,7 +178,7 @@ class View:
 
 @dataclass
 class Verdict:
-    status: str
+    status: Status
     scores: dict[str, float] = field(default_factory=dict)
     tags: list[Tag] = field(default_factory=list)
     views: list[View] = field(default_factory=list)
@@ -244,7 +246,7 @@ class ItemResult:
     """What a run holds for one item: the engine needs these to build its report."""
 
     item: Item
-    status: str
+    status: Status
     scores: dict[str, float]
     tags: list[Tag]
     outputs: list[str] = field(default_factory=list)
