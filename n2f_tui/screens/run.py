@@ -110,7 +110,6 @@ class RunScreen(AnnotationActions, LiveRunActions, AppScreen):
             self.price = api.price_of(store)
         except N2FError:  # a broken config file is reported where it matters (starting runs)
             self.price = None
-        COLLECTOR.hold()  # the run's items and records live as long as the screen: out of GC passes
 
     # ------------------------------------------------------------ composition
 
@@ -122,6 +121,7 @@ class RunScreen(AnnotationActions, LiveRunActions, AppScreen):
         yield Footer(compact=True, show_command_palette=False)  # fits 80 columns; ctrl+p is listed in `?`
 
     def on_mount(self) -> None:
+        COLLECTOR.hold()  # the run's items and records live as long as the screen: out of GC passes (till unmount)
         vlist = self.query_one(VirtualList)
         vlist.set_count(len(self.state.order), cursor=0)
         self.update_list_title()
