@@ -22,7 +22,7 @@ import traceback
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Callable, ClassVar, Generic, Mapping, Protocol, Sequence, TypeVar
+from typing import Any, Callable, ClassVar, Generic, Literal, Mapping, Protocol, Sequence, TypeVar
 
 from engines import replies
 from engines.core import (LENIENT, SCORER_ERROR, STRICT, UNJUDGED, EngineError, Item, Message, Report, RunResults,
@@ -47,7 +47,23 @@ S = TypeVar("S", bound=ModelSettings)
 
 UNREAD_HEAD = 2_000  # characters of an unread output its view shows
 
-Metric = tuple[str, str, str, bool]  # name (or a ``{}`` family), label, unit, headline
+Unit = Literal["fraction", "percent", "score", "count", "number"]
+
+
+@dataclass(frozen=True)
+class Metric:
+    """How the inspector labels one of a report's metrics (an engine lists them in ``views.METRICS``,
+    the headline ones first).
+
+    ``name`` with ``{}`` stands for a family (one per split, task or setting), filled into ``label``
+    the same way. Units: fraction (0-1, shown as %), percent (already in %), score (0-1, shown as
+    is), count, number.
+    """
+
+    name: str
+    label: str
+    unit: Unit
+    headline: bool = False
 
 
 @dataclass(frozen=True)

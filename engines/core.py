@@ -12,12 +12,13 @@ import math
 import types
 import typing
 from dataclasses import dataclass, field
-from typing import Any, Callable, Generic, Mapping, Sequence, TypeVar, overload
+from typing import Any, Callable, Generic, Literal, Mapping, Sequence, TypeVar, get_args, overload
 
 SCORER_ERROR = "scorer_error"
-STATUSES = ("correct", "wrong", "unparseable", SCORER_ERROR, "error")
-# Not judgements of the model, left out of accuracy and the tables: ``error`` (the infrastructure
-# failed: resume runs the item again), ``scorer_error`` (the engine failed to judge: rescore does).
+# An item's verdict. Not judgements of the model, left out of accuracy and the tables: ``error`` (the
+# infrastructure failed: resume runs the item again), ``scorer_error`` (the engine failed to judge: rescore does).
+Status = Literal["correct", "wrong", "unparseable", "scorer_error", "error"]
+STATUSES: tuple[Status, ...] = get_args(Status)
 UNJUDGED = ("error", SCORER_ERROR)
 
 
@@ -207,7 +208,7 @@ def tree_data(root: T, label: Callable[[T], str], children: Callable[[T], Sequen
 
 @dataclass
 class Verdict:
-    status: str
+    status: Status
     scores: dict[str, float] = field(default_factory=dict)
     tags: list[Tag] = field(default_factory=list)
     views: list[View] = field(default_factory=list)
@@ -278,7 +279,7 @@ class ItemResult:
     """What a run holds for one item: the engine needs these to build its report."""
 
     item: Item
-    status: str
+    status: Status
     scores: dict[str, float]
     tags: list[Tag]
     outputs: list[str] = field(default_factory=list)

@@ -9,7 +9,6 @@ Screens only present: they call ``sessions`` and ``engines`` and draw what comes
 from __future__ import annotations
 
 import asyncio
-import gc
 import time
 from functools import partial
 from typing import Any, Iterable
@@ -22,9 +21,11 @@ from textual.screen import Screen
 from engines import problems as engine_problems
 from engines.core import EngineError
 from n2f_tui.jobs import RunJob
+from n2f_tui.screens.errors import ErrorLog, ErrorLogScreen
 from n2f_tui.screens.home import HomeScreen
 from n2f_tui.widgets.style import LIVE, Formats
 from sessions import api
+from sessions.collector import COLLECTOR
 from sessions.errors import N2FError
 from sessions.store import list_run_meta
 
@@ -59,6 +60,7 @@ class N2FApp(App):
         self.demo_model = demo_model
         self.jobs: dict[str, RunJob] = {}
         self.last_job_error: dict[str, BaseException] = {}
+        self.errors = ErrorLog()  # what report_error was told this session (ctrl+p → Error log)
         self._gc_ticks = 0
         self.input_at = 0.0
 
@@ -90,18 +92,16 @@ class N2FApp(App):
     def start_job(self, prepared: api.PreparedRun) -> RunJob:
         job = RunJob(prepared, on_done=self._job_done, pause_for=self._runner_pause)
         self.jobs[job.run_id] = job
-        gc.freeze()
-        gc.disable()  # see _collect_garbage
+        COLLECTOR.pause()  # one pause per job, ended in _job_done (see _collect_garbage)
         job.start()
         return job
 
     def _job_done(self, job: RunJob) -> None:
-        self.jobs.pop(job.run_id, None)
+        if self.jobs.pop(job.run_id, None) is not None:
+            COLLECTOR.refreeze()  # what the run left stays out of passes while a run screen holds it
+            COLLECTOR.unpause()
         if job.error is not None:
             self.last_job_error[job.run_id] = job.error
-        if not self.jobs:
-            gc.freeze()
-            gc.enable()
 
     def _runner_pause(self) -> float:
         """How long a runner worker steps aside after an item: briefly, right after input."""
@@ -113,20 +113,15 @@ class N2FApp(App):
         await super().on_event(event)
 
     def _collect_garbage(self) -> None:
-        """While runs go on, collect young garbage on a timer and keep old objects out of the way.
-
-        A live run only adds long-lived objects (records). With automatic collection, full
-        passes over that ever larger heap stall the event loop for 50-150 ms a few times a
-        second; instead the youngest generation is collected here every quarter second and
-        the survivors frozen every second (cyclic garbage dies young, so what is frozen is
-        what stays alive anyway).
-        """
+        """While runs go on (automatic collection paused, see ``sessions.collector``), collect the
+        youngest generation every quarter second and freeze the survivors every second: cyclic
+        garbage dies young, so what is frozen is what stays alive anyway."""
         if not self.jobs:
             return
-        gc.collect(0)
+        COLLECTOR.collect_young()
         self._gc_ticks += 1
         if self._gc_ticks % 4 == 0:
-            gc.freeze()
+            COLLECTOR.refreeze()
 
     async def resume_run(self, run_id: str, open_screen: bool = True) -> RunJob | None:
         if run_id in self.jobs:
@@ -206,6 +201,19 @@ class N2FApp(App):
 
         self.push_screen(NewRunDialog(start, model=model, concurrency=concurrency), started)
 
+    def report_error(self, what: str, exc: BaseException) -> None:
+        """The one place an unexpected error goes (n2f_tui.workers): a line in the error log with its
+        traceback and, unless it repeats the line before, a toast. Nothing else changes: the screen
+        stays and the runs go on."""
+        entry = self.errors.add(what, exc)
+        if entry.count == 1:
+            self.notify(f"{what} failed: {entry.message} (ctrl+p → Error log)", severity="error", markup=False,
+                        timeout=8)
+
+    def action_error_log(self) -> None:
+        if not isinstance(self.screen, ErrorLogScreen):
+            self.push_screen(ErrorLogScreen(self.errors))
+
     def action_help(self) -> None:
         from n2f_tui.screens.help import HelpScreen
 
@@ -236,7 +244,8 @@ class N2FApp(App):
 
     async def on_unmount(self) -> None:
         await self.stop_jobs()
-        gc.enable()
+        for job in list(self.jobs.values()):  # cancelled before its task ever ran: its pause still ends
+            self._job_done(job)
 
     # ------------------------------------------------------ command palette
 
@@ -245,6 +254,8 @@ class N2FApp(App):
         from n2f_tui.screens.help import screen_bindings
 
         yield from super().get_system_commands(screen)
+        yield SystemCommand("Error log", f"what went wrong this session ({len(self.errors.entries)} entries)",
+                            self.action_error_log)
         seen: set[str] = {"Quit", "Keys"}
         for node, binding in screen_bindings(screen):
             title = binding.description or binding.action

@@ -7,7 +7,6 @@ that run something, so reading a run starts faster.
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import sys
 import warnings
@@ -18,6 +17,7 @@ from engines.core import EngineError
 from n2f_tui.commands import about, reading, running, study, upkeep
 from n2f_tui.commands.examples import add_examples
 from n2f_tui.render import safe_text
+from sessions.collector import freeze_for_exit
 from sessions.errors import InputError, N2FError
 from sessions.redact import redact
 from sessions.models import problems as backend_problems
@@ -106,7 +106,7 @@ def entry() -> None:
     the interpreter's last full collection would walk every object (0.2 s after a compost run) to free
     memory the exit frees anyway. Workers and files are closed by then (atexit, the stores)."""
     code = main()
-    gc.freeze()
+    freeze_for_exit()
     sys.exit(code)
 
 

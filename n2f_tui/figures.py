@@ -1,7 +1,7 @@
 """A report's head and metrics as a person reads them: a label, one unit per number, the headline ones first.
 
-Each engine names its metrics in its contract's ``metrics`` (its ``views.METRICS``: name or
-``{}`` family, label, unit, headline); a metric it does not name keeps its own name and is
+Each engine names its metrics in its contract's ``metrics`` (its ``views.METRICS``, each an
+``engines.contract.Metric``); a metric it does not name keeps its own name and is
 shown as a plain number, so a new engine needs no code here. ``X_ci_low`` and ``X_ci_high`` are not figures
 of their own: they are X's 95% interval, printed beside it in X's unit.
 """
@@ -39,8 +39,8 @@ def engine_metrics(engine: str) -> tuple[tuple[re.Pattern[str], str, str, bool],
         declared = get_engine(engine).parts.metrics
     except EngineError:
         return ()
-    return tuple((re.compile("^" + re.escape(name).replace(r"\{\}", "([A-Za-z0-9]+)") + "$"), label, unit, headline)
-                 for name, label, unit, headline in declared)
+    return tuple((re.compile("^" + re.escape(m.name).replace(r"\{\}", "([A-Za-z0-9]+)") + "$"), m.label, m.unit,
+                  m.headline) for m in declared)
 
 
 def formatted(value: float, unit: str) -> str:

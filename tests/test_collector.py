@@ -1,4 +1,5 @@
-"""The collector's tuning during bulk phases is undone after them, also when they fail."""
+"""The collector's tuning during bulk phases is undone after them, also when they fail, and it nests:
+one owner (sessions.collector) counts who froze the heap, who paused collection and which runs go on."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import gc
 
 import pytest
 
-from sessions.collector import RUN_YOUNG_THRESHOLD, collector_paused, run_heap
+from sessions.collector import COLLECTOR, RUN_YOUNG_THRESHOLD, collector_paused, run_heap
 
 
 def test_run_heap_freezes_and_raises_the_young_threshold_then_puts_both_back():
@@ -33,3 +34,49 @@ def test_collector_paused_restores_the_state_it_found():
         assert not gc.isenabled()  # paused by someone else before: left paused
     finally:
         gc.enable()
+
+
+def test_a_run_ending_leaves_frozen_what_another_holder_froze():
+    """The bug this owner fixes: run_heap ended with gc.unfreeze(), thawing an open run screen's heap."""
+    screen_objects = [[i] for i in range(1000)]  # lists: tracked by the collector
+    COLLECTOR.hold()  # the run screen opens
+    try:
+        assert gc.get_freeze_count() > len(screen_objects)
+        with run_heap():
+            pass
+        assert gc.get_freeze_count() > len(screen_objects)  # the screen's objects are still out of the passes
+    finally:
+        COLLECTOR.release(collect=True)
+    assert gc.get_freeze_count() == 0 and COLLECTOR.holders == 0
+
+
+def test_two_runs_at_once_put_the_threshold_back_only_when_the_last_ends():
+    before = gc.get_threshold()
+    first, second = run_heap(), run_heap()
+    first.__enter__()
+    second.__enter__()
+    first.__exit__(None, None, None)
+    assert gc.get_threshold()[0] == RUN_YOUNG_THRESHOLD and gc.get_freeze_count() > 0  # the second run goes on
+    second.__exit__(None, None, None)
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+
+
+def test_pauses_nest_and_the_last_one_restores_collection():
+    COLLECTOR.pause()
+    with collector_paused():
+        assert not gc.isenabled()
+    assert not gc.isenabled()  # the outer pause (a job of the app) still holds
+    COLLECTOR.unpause()
+    assert gc.isenabled() and COLLECTOR.pauses == 0
+
+
+def test_refreeze_without_a_holder_freezes_nothing_nobody_would_thaw():
+    COLLECTOR.refreeze()
+    assert gc.get_freeze_count() == 0
+
+
+def test_unbalanced_release_is_refused():
+    with pytest.raises(RuntimeError):
+        COLLECTOR.release()
+    with pytest.raises(RuntimeError):
+        COLLECTOR.unpause()

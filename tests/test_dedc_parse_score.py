@@ -205,9 +205,9 @@ def test_pathological_inputs_stay_bounded():
     doubling = "v0 := f8 (1, 2); " + " ".join(f"v{i} := f8 (v{i - 1}, v{i - 1});" for i in range(1, 80))
     deep = "result := " + "f0(" * 500 + "all" + ")" * 500
     for text in (chain + " result := v2999;", doubling + " result := v79;", deep, "(" * 5000, ":=" * 3000):
-        t0 = time.perf_counter()
+        cpu = time.process_time()  # CPU, not wall time: a busy machine must not fail it (0.64 s for the chain here)
         _check_no_crash(text)
-        assert time.perf_counter() - t0 < 2.0
+        assert time.process_time() - cpu < 2.0
 
 
 # ---------------------------------------------------------------------- checker

@@ -153,11 +153,11 @@ def test_error_context_points_at_the_column():
     ("x1 ∧ " * 5_000 + "x1", "too long"),
 ])
 def test_huge_or_deep_replies_are_refused_quickly(reply, what):
-    started = time.perf_counter()
+    cpu = time.process_time()  # CPU, not wall time: at most 0.12 s here
     result = read_formula(reply, KNOWN)
     assert isinstance(result, ParseFailure)
     assert what in result.message
-    assert time.perf_counter() - started < 2.0
+    assert time.process_time() - cpu < 2.0
 
 
 def test_deep_but_allowed_nesting_parses():

@@ -28,6 +28,9 @@ from stub_openai import running_stub
 
 SECRET = "sk-test-SECRET-7f3a9c1e5d"
 TRANSPORTS = ["aiohttp", "httpx"]
+# Waits are timed only against what they rule out (a stub that holds a request 20 s, a Retry-After of an
+# hour), with room for a busy machine: 2 s budgets took 14.8 s under load.
+HANG = 15.0
 
 
 @pytest.fixture(autouse=True)
@@ -129,7 +132,7 @@ async def test_429_retry_after_ms_and_an_hour_is_not_waited(stub):
     t0 = time.monotonic()
     with pytest.raises(BackendError) as info:
         await complete(make_backend(stub, deadline=30.0))
-    assert time.monotonic() - t0 < 5  # nobody waits an hour inside a run: the item is left for resume
+    assert time.monotonic() - t0 < HANG  # nobody waits an hour inside a run: the item is left for resume
     assert str(info.value) == "gave up after 1 attempt: HTTP 429: stub error 429 (Retry-After: 3600)"
     assert info.value.transient and len(stub.chat_requests()) == 3
 
@@ -173,7 +176,7 @@ async def test_hanging_server_hits_the_deadline(stub, transport):
     with pytest.raises(BackendError, match=r"^deadline 1s exceeded") as info:
         await complete(make_backend(stub, deadline=1.0, transport=transport))
     elapsed = time.monotonic() - t0
-    assert 0.9 <= elapsed < 3.0
+    assert 0.9 <= elapsed < HANG  # not before the deadline; the server would hold it 20 s
     assert info.value.transient
 
 
@@ -183,7 +186,7 @@ async def test_attempt_timeout_retries_within_deadline(stub, transport):
     t0 = time.monotonic()
     done = await complete(make_backend(stub, deadline=5.0, attempt_timeout=0.5, transport=transport))
     assert done.text == "stub reply"
-    assert time.monotonic() - t0 < 2.5 and len(stub.chat_requests()) == 2
+    assert time.monotonic() - t0 < HANG and len(stub.chat_requests()) == 2
 
 
 @pytest.mark.parametrize(
@@ -373,7 +376,7 @@ async def test_preflight_sends_no_request_to_a_hanging_server(stub):
     backend = make_backend(stub)
     t0 = time.monotonic()
     await backend.preflight()
-    assert time.monotonic() - t0 < 1.0
+    assert time.monotonic() - t0 < HANG
     assert stub.chat_requests() == [] and stub.pending() == ["hang:20"]
 
 

@@ -14,7 +14,7 @@ from engines.robogrid.generate import perturb
 from engines.robogrid.grammars import MAX_NESTING, STYLES, AstBuilder, Grammar, SyntaxProblem, grammar_for
 from engines.robogrid.lexicon import KEYWORDS, NATURAL_SETS, Lexicon, alien_lexicon, natural_lexicon
 from engines.robogrid.linearise import linearise, render
-from engines.robogrid.nodes import ITEM_BASES, Program
+from engines.robogrid.nodes import ITEM_BASES, Arith, Loop, Move, Num, Program, Turn
 from engines.robogrid.parse import parse_code
 from engines.robogrid.programs import Shape, sample_program
 from engines.robogrid.score import item_gold, item_grammar
@@ -144,6 +144,9 @@ def test_the_appendix_examples_parse_under_lexicons_spelled_like_them():
                                                  (block_code, block_grammar))]
     assert all(isinstance(t, Program) for t in trees)
     assert trees[0] == trees[1]  # A.3.3: the same AST in two surface styles
+    five_forward = Move("forward", Num(5))  # the block program's tree, read off its text by hand
+    assert trees[2] == Program((Loop(Arith("+", Arith("*", Num(1), Num(1)), Arith("+", Num(0), Num(0))), (five_forward,)),
+                                five_forward))
     tokens = re.compile(r"[()]|[^\s()]+").findall
     assert tokens(render(trees[0], sexpr_grammar)) == tokens(sexpr_code)
 
@@ -174,7 +177,7 @@ def test_nesting_and_number_guards_refuse_with_a_position():
 
 def test_words_are_read_whole():
     grammar = grammar_for("block", natural_lexicon("exec"))
-    assert isinstance(grammar.parse("exec turn left end"), Program)
+    assert grammar.parse("exec turn left end") == Program((Turn("left"),))
     assert isinstance(parse_code("exec turnleft end", grammar), ParseFailure)
     assert isinstance(parse_code("exec turn left end2", grammar), ParseFailure)
 

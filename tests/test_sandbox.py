@@ -13,7 +13,6 @@ import json
 import os
 import shutil
 import socket
-import statistics
 import subprocess
 import sys
 import time
@@ -70,7 +69,7 @@ def assert_harness_fine(sandbox: Sandbox) -> None:
 def test_runs_a_program_on_stdin(sandbox):
     result = run(sandbox, GRID_PROGRAM, "A D E H")
     assert result == RunResult(stdout="**..\n..**\n**..\n..**\n", stderr="", exit_code=0, wall_s=result.wall_s)
-    assert 0 < result.wall_s < 2
+    assert result.wall_s > 0  # measured; how long it may take is benchmarks/rgp_run.py's figure
 
 
 def test_isolation_level_is_detected_and_in_force(sandbox):
@@ -140,19 +139,15 @@ def test_python_isolated_mode_and_imports_work(sandbox):
     assert result.exit_code == 0 and result.stdout.strip() == "1 ['main.py'] __main__"
 
 
-def test_the_sixteen_inputs_run_concurrently_and_fast(sandbox):
-    inputs = [" ".join(chr(65 + 2 * i + ((b >> (3 - i)) & 1)) for i in range(4)) for b in range(16)]
-    async def batch() -> float:
-        start = time.perf_counter()
-        results = await sandbox.run_all(GRID_PROGRAM, inputs, Limits())
-        assert all(r.exit_code == 0 for r in results)
-        return time.perf_counter() - start
-
-    async def measure() -> list[float]:
-        return [await batch() for _ in range(7)]
-
-    times = asyncio.run(measure())
-    assert statistics.median(times) < 1.0  # the budget (100 ms) is measured by benchmarks/rgp_run.py
+def test_the_sixteen_inputs_run_concurrently(sandbox):
+    """Sixteen runs that each sleep a second end long before sixteen seconds: they overlap. Sleeping
+    costs no CPU, so a busy machine barely moves this; the speed budget (100 ms for the sixteen
+    grid runs) is measured by benchmarks/rgp_run.py, not here."""
+    inputs = [str(b) for b in range(16)]
+    start = time.perf_counter()
+    results = asyncio.run(sandbox.run_all("import time\ntime.sleep(1)\nprint(input())\n", inputs, Limits()))
+    assert [r.stdout for r in results] == [f"{b}\n" for b in range(16)]
+    assert time.perf_counter() - start < 8  # one after another: at least 16 s
 
 
 async def test_a_cancelled_caller_does_not_break_the_client(sandbox):
@@ -176,7 +171,7 @@ def test_infinite_loop_is_killed_at_the_wall_limit(sandbox):
     start = time.perf_counter()
     result = run(sandbox, "while True:\n    pass\n", timeout=1.0)
     assert result.timed_out and result.killed_by == "timeout" and result.signal == "SIGKILL"
-    assert 0.9 < time.perf_counter() - start < 4
+    assert 0.9 < time.perf_counter() - start < 30  # killed at 1 s, not earlier; the bound only catches a hang
     assert_harness_fine(sandbox)
 
 
@@ -289,10 +284,8 @@ def test_os_system_runs_nothing_harmful(sandbox):
 
 
 def test_printing_a_gigabyte_is_cut_off(sandbox):
-    start = time.perf_counter()
     result = run(sandbox, "import sys\nchunk = 'x' * (1 << 20)\nfor _ in range(1024):\n    sys.stdout.write(chunk)\n")
-    assert result.killed_by == "output_limit" and len(result.stdout) <= Limits().output_bytes
-    assert time.perf_counter() - start < 2
+    assert result.killed_by == "output_limit" and len(result.stdout) <= Limits().output_bytes  # cut at the limit
     assert_harness_fine(sandbox)
 
 

@@ -77,7 +77,7 @@ def test_a_slow_query_is_stopped_by_its_timeout_and_its_process_is_gone():
     pid = worker.pid
     started = time.monotonic()
     assert run(SLOW, timeout=0.3)["output"] == {"error": "timed out after 0.3 s"}
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 30  # only catches a query left running; the timeout's own figure is 0.3 s
     assert worker.pid is None and not alive(pid)
     cpu = time.process_time()
     time.sleep(0.5)

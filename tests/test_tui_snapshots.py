@@ -13,6 +13,7 @@ from __future__ import annotations
 import pytest
 
 from n2f_tui.app import N2FApp
+from n2f_tui.screens.newrun import FormScroll
 from n2f_tui.screens.run import RunScreen
 from n2f_tui.widgets.style import STABLE
 from tui_support import make_run_sync, until
@@ -83,9 +84,13 @@ def test_new_run_dialog_scrolled_to_the_last_setting(snap_compare, size):
         pilot.app.screen.action_new()
         await until(pilot, lambda: pilot.app.screen.query("#settings .row"))
         pilot.app.screen.query_one("#engine").value = "robogrid"
-        await until(pilot, lambda: pilot.app.screen.query("#set-extract"))
-        await pilot.pause()
-        pilot.app.screen.query_one("#set-extract").focus()  # focusing a field scrolls it into view
+        # dedc has an extract field too: wait for robogrid's own rows (cot), laid out, before focusing its
+        # extract (under load the old field could be focused, then replaced: no scroll, a flaky snapshot)
+        await until(pilot, lambda: pilot.app.screen.query("#set-cot") and pilot.app.screen.query_one("#set-extract").region)
+        field = pilot.app.screen.query_one("#set-extract")
+        field.focus()  # focusing a field scrolls it into view
+        form = pilot.app.screen.query_one(FormScroll)
+        await until(pilot, lambda: form.region.contains_region(field.region))
         await settle(pilot)
 
     assert snap_compare(N2FApp(formats=STABLE, demo=False), terminal_size=size, run_before=last_setting)

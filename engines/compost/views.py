@@ -10,6 +10,7 @@ from engines.compost.compare import align
 from engines.compost.parse import Parsed
 from engines.compost.patterns import sub_patterns
 from engines.compost.tags import short, show
+from engines.contract import Metric
 from engines.core import Item, View, tree_data
 
 MAX_ROWS = 200
@@ -92,16 +93,14 @@ def lattice_view(item: Item) -> View:
                                          "children": children})
 
 
-# The report's metrics as the inspector labels them, the headline ones first: (name, label, unit,
-# headline). A name with ``{}`` stands for a family (one per split, task or setting); units:
-# fraction (0-1, shown as %), percent (already in %), score (0-1, shown as is), count, number.
+# The report's metrics as the inspector labels them, the headline ones first (engines.contract.Metric).
 METRICS = (
-    ("macro_f1", "macro F1", "score", True),
-    ("compositionality_f1", "compositionality F1 (authors' rule, Table 1)", "score", True),
-    ("compositionality_f1_def", "compositionality F1 (prose definition)", "score", False),
-    ("macro_f1_{}", "macro F1 {}", "score", False),
-    ("compositionality_f1_def_{}", "compositionality F1 (prose definition) {}", "score", False),
-    ("compositionality_f1_{}", "compositionality F1 (authors' rule) {}", "score", False),
-    ("items", "items", "count", False),
-    ("n_{}", "items {}", "count", False),
+    Metric("macro_f1", "macro F1", "score", True),
+    Metric("compositionality_f1", "compositionality F1 (authors' rule, Table 1)", "score", True),
+    Metric("compositionality_f1_def", "compositionality F1 (prose definition)", "score"),
+    Metric("macro_f1_{}", "macro F1 {}", "score"),
+    Metric("compositionality_f1_def_{}", "compositionality F1 (prose definition) {}", "score"),
+    Metric("compositionality_f1_{}", "compositionality F1 (authors' rule) {}", "score"),
+    Metric("items", "items", "count"),
+    Metric("n_{}", "items {}", "count"),
 )

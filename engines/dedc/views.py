@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from engines.contract import Metric
 from engines.core import View
 from engines.dedc.graph import Arg, Graph, Ref, Undefined, describe_arg
 from engines.dedc.parse import Parsed
@@ -105,15 +106,13 @@ def unparseable_views(text: str, failure: ParseFailure, gold_graph: Graph, gold_
     ]
 
 
-# The report's metrics as the inspector labels them, the headline ones first: (name, label, unit,
-# headline). A name with ``{}`` stands for a family (one per split, task or setting); units:
-# fraction (0-1, shown as %), percent (already in %), score (0-1, shown as is), count, number.
+# The report's metrics as the inspector labels them, the headline ones first (engines.contract.Metric).
 METRICS = (
-    ("P_dc", "P_dc", "percent", True),
-    ("P_c", "P_c", "percent", True),
-    ("accuracy", "accuracy", "fraction", True),
-    ("D_c", "D_c", "percent", False),
-    ("D_d", "D_d", "percent", False),
-    ("Delta_c", "Δ_c", "percent", False),
-    ("Delta_d", "Δ_d", "percent", False),
+    Metric("P_dc", "P_dc", "percent", True),
+    Metric("P_c", "P_c", "percent", True),
+    Metric("accuracy", "accuracy", "fraction", True),
+    Metric("D_c", "D_c", "percent"),
+    Metric("D_d", "D_d", "percent"),
+    Metric("Delta_c", "Δ_c", "percent"),
+    Metric("Delta_d", "Δ_d", "percent"),
 )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engines.contract import Metric
 from engines.core import Verdict, View
 from engines.logic.formula import FORALL, Arrow, Atom, Equal, Formula, Junction, Not, Quant, children
 from engines.logic.reading import Reading
@@ -121,12 +122,10 @@ def views(j: Judgement, verdict: Verdict) -> list[View]:
     return out
 
 
-# The report's metrics as the inspector labels them, the headline ones first: (name, label, unit,
-# headline). A name with ``{}`` stands for a family (one per split, task or setting); units:
-# fraction (0-1, shown as %), percent (already in %), score (0-1, shown as is), count, number.
+# The report's metrics as the inspector labels them, the headline ones first (engines.contract.Metric).
 METRICS = (
-    ("accuracy", "round-trip accuracy", "fraction", True),
-    ("mean_truth_table_agreement", "truth-table agreement", "fraction", True),
-    ("unknown", "Z3 unknown", "count", False),
-    ("unknown_rate", "Z3 unknown rate", "fraction", False),
+    Metric("accuracy", "round-trip accuracy", "fraction", True),
+    Metric("mean_truth_table_agreement", "truth-table agreement", "fraction", True),
+    Metric("unknown", "Z3 unknown", "count"),
+    Metric("unknown_rate", "Z3 unknown rate", "fraction"),
 )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engines.contract import Metric
 from engines.core import Item, View
 from engines.rgp.estimate import Estimate
 from engines.rgp.grids import SIDE, grid_rows
@@ -128,17 +129,15 @@ def not_run_views(program: str, est: Estimate, why: str) -> list[View]:
             View("code", "Program", program), mapping_table(est)]
 
 
-# The report's metrics as the inspector labels them, the headline ones first: (name, label, unit,
-# headline). A name with ``{}`` stands for a family (one per split, task or setting); units:
-# fraction (0-1, shown as %), percent (already in %), score (0-1, shown as is), count, number.
+# The report's metrics as the inspector labels them, the headline ones first (engines.contract.Metric).
 METRICS = (
-    ("mean_C", "mean C(P)", "number", True),
-    ("in_sample_accuracy", "in-sample accuracy", "fraction", True),
-    ("mean_E", "mean E(P)", "number", False),
-    ("mean_L_table", "mean L(P+)", "number", False),
-    ("mean_L", "mean L(P)", "number", False),
-    ("T1", "T1 items", "count", False),
-    ("T2", "T2 items", "count", False),
-    ("T3", "T3 items", "count", False),
-    ("mean_C_{}", "mean C(P) {}", "number", False),
+    Metric("mean_C", "mean C(P)", "number", True),
+    Metric("in_sample_accuracy", "in-sample accuracy", "fraction", True),
+    Metric("mean_E", "mean E(P)", "number"),
+    Metric("mean_L_table", "mean L(P+)", "number"),
+    Metric("mean_L", "mean L(P)", "number"),
+    Metric("T1", "T1 items", "count"),
+    Metric("T2", "T2 items", "count"),
+    Metric("T3", "T3 items", "count"),
+    Metric("mean_C_{}", "mean C(P) {}", "number"),
 )

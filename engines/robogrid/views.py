@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engines.contract import Metric
 from engines.core import Item, View
 from engines.parsing import ParseFailure
 from engines.robogrid.compare import Edit, first_difference
@@ -226,19 +227,17 @@ def judge_views(item: Item, text: str, judged: Judgement | ParseFailure) -> list
             View("code", "Reply", text), *grammar_views(grammar)]
 
 
-# The report's metrics as the inspector labels them, the headline ones first: (name, label, unit,
-# headline). A name with ``{}`` stands for a family (one per split, task or setting); units:
-# fraction (0-1, shown as %), percent (already in %), score (0-1, shown as is), count, number.
+# The report's metrics as the inspector labels them, the headline ones first (engines.contract.Metric).
 METRICS = (
-    ("accuracy", "accuracy", "fraction", True),
-    ("svr", "SVR", "fraction", True),
-    ("ber", "BER", "fraction", True),
-    ("scr", "SCR", "fraction", True),
-    ("cber", "CBER", "fraction", False),
-    ("cscr", "CSCR", "fraction", False),
-    ("{}_svr", "{} SVR", "fraction", False),
-    ("{}_ber", "{} BER", "fraction", False),
-    ("{}_scr", "{} SCR", "fraction", False),
-    ("{}_cber", "{} CBER", "fraction", False),
-    ("{}_cscr", "{} CSCR", "fraction", False),
+    Metric("accuracy", "accuracy", "fraction", True),
+    Metric("svr", "SVR", "fraction", True),
+    Metric("ber", "BER", "fraction", True),
+    Metric("scr", "SCR", "fraction", True),
+    Metric("cber", "CBER", "fraction"),
+    Metric("cscr", "CSCR", "fraction"),
+    Metric("{}_svr", "{} SVR", "fraction"),
+    Metric("{}_ber", "{} BER", "fraction"),
+    Metric("{}_scr", "{} SCR", "fraction"),
+    Metric("{}_cber", "{} CBER", "fraction"),
+    Metric("{}_cscr", "{} CSCR", "fraction"),
 )

@@ -14,7 +14,6 @@ from typing import Any
 
 from rich.console import Group
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -30,6 +29,7 @@ from n2f_tui.state import RunState
 from n2f_tui.widgets.detail import FOLDED, live_output
 from n2f_tui.widgets.pane import Pane
 from n2f_tui.widgets.style import GLYPH, STATUS_STYLE, chips, number
+from n2f_tui.workers import guarded_work
 from sessions.errors import N2FError
 
 
@@ -223,7 +223,7 @@ class EditorScreen(AppScreen):
         self.query_one("#ed-attempt", Pane).update(Text("re-running this item…", style="italic"))
         self.rerun(dict(self.templates))
 
-    @work(exclusive=True, group="rerun")
+    @guarded_work(exclusive=True, group="rerun")
     async def rerun(self, templates: dict[str, str]) -> None:
         from sessions.attempts import rerun_item
         from sessions.streaming import LiveReply
@@ -255,7 +255,7 @@ class EditorScreen(AppScreen):
         self.app.push_screen(TextDialog("Run the whole run with this template as a new run: name (optional)",
                                         allow_empty=True, check=create), self.start_fork)
 
-    @work(exclusive=True, group="fork")
+    @guarded_work(exclusive=True, group="fork")
     async def start_fork(self, new_id: str | None) -> None:
         if new_id is None:
             return

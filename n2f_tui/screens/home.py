@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Footer, Header, Static
@@ -24,6 +23,7 @@ from n2f_tui.render import safe_text
 from n2f_tui.screens.base import AppScreen
 from n2f_tui.screens.dialogs import ConfirmDialog, choose_run_to_compare
 from n2f_tui.widgets.style import pct, run_label
+from n2f_tui.workers import guarded_work
 from sessions.describe import describe_run
 from sessions.errors import N2FError
 from sessions.paths import runs_dir
@@ -157,7 +157,7 @@ class HomeScreen(AppScreen):
         return [m for m in self.metas if m["id"] not in self.n2f.jobs
                 and self.seen.get(m["id"]) != run_signature(Path(m["_folder"]))]
 
-    @work(thread=True, exclusive=True, group="summaries")
+    @guarded_work(thread=True, exclusive=True, group="summaries")
     def load_summaries(self) -> None:
         for meta in self.stale():
             run_id = meta["id"]
@@ -282,7 +282,7 @@ class HomeScreen(AppScreen):
         if meta:
             self.rescore(meta["id"])
 
-    @work(thread=True, group="rescore")
+    @guarded_work(thread=True, group="rescore")
     def rescore(self, run_id: str) -> None:
         from sessions import api
 

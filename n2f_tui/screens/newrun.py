@@ -30,6 +30,7 @@ from textual.widgets import Button, Input, Label, Select, Static, Switch
 from engines import engine_names, get_engine
 from engines.core import EngineError, parse_settings, settings_fields
 from n2f_tui.render import safe_text
+from n2f_tui.workers import guarded_work
 from sessions.errors import N2FError
 from sessions.form_memory import FormMemory, load_form_memory, save_form_memory
 from sessions.models import parse_model_spec
@@ -237,7 +238,11 @@ class NewRunDialog(ModalScreen[Any]):
         if event.button.id == "cancel":
             self.action_cancel()
         else:
-            self.run_worker(self.action_start(), exclusive=True, group="new-run")
+            self.start_run()
+
+    @guarded_work(exclusive=True, group="new-run")
+    async def start_run(self) -> None:
+        await self.action_start()
 
     def action_cancel(self) -> None:
         self.remember()

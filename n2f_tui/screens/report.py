@@ -11,7 +11,6 @@ from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -22,6 +21,7 @@ from n2f_tui.figures import render_report_head
 from n2f_tui.render import render_bars, render_paper, render_report_tables, safe_text
 from n2f_tui.widgets.pane import Pane
 from n2f_tui.widgets.style import run_label
+from n2f_tui.workers import guarded_work
 from sessions import api
 from sessions.errors import N2FError
 from sessions.store import RunStore
@@ -108,7 +108,7 @@ class ReportScreen(Screen):
         except (N2FError, EngineError) as exc:
             return safe_text(f"no report: {exc}", style="red")
 
-    @work(thread=True, exclusive=True, group="report")
+    @guarded_work(thread=True, exclusive=True, group="report")
     def build(self) -> None:
         renderable = self.renderable()
         self.app.call_from_thread(self.query_one("#report", Pane).update, renderable)

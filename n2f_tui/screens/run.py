@@ -13,11 +13,9 @@ most; ``?`` lists them all.
 
 from __future__ import annotations
 
-import gc
 from typing import Any
 
 from rich.text import Text
-from textual import work
 from textual.worker import get_current_worker
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -35,7 +33,9 @@ from n2f_tui.widgets.idcolumn import IdColumn
 from n2f_tui.widgets.itemrow import item_row, list_title
 from n2f_tui.widgets.progress import RunHeader, progress_text
 from n2f_tui.widgets.vlist import VirtualList
+from n2f_tui.workers import guarded_work
 from sessions import api
+from sessions.collector import COLLECTOR
 from sessions.describe import describe_run
 from sessions.errors import N2FError
 from sessions.store import RunStore
@@ -95,7 +95,6 @@ class RunScreen(AnnotationActions, LiveRunActions, AppScreen):
         self.state = RunState(store, annotator=self.n2f.annotator, blind=self.n2f.blind)
         if self.state.blind and self.state.study:
             self.state.set_filter("study")
-        gc.freeze()  # the run's items and records live as long as the screen: keep them out of GC passes
         if job is not None:
             job.drain()  # already in store.results()
         self.was_live = job is not None
@@ -124,6 +123,7 @@ class RunScreen(AnnotationActions, LiveRunActions, AppScreen):
         yield Footer(compact=True, show_command_palette=False)  # fits 80 columns; ctrl+p is listed in `?`
 
     def on_mount(self) -> None:
+        COLLECTOR.hold()  # the run's items and records live as long as the screen: out of GC passes (till unmount)
         vlist = self.query_one(VirtualList)
         vlist.set_count(len(self.state.order), cursor=0)
         self.update_list_title()
@@ -136,12 +136,9 @@ class RunScreen(AnnotationActions, LiveRunActions, AppScreen):
             self.set_timer(0.5, self.refresh_metrics)
 
     def on_unmount(self) -> None:
-        # the run's objects were frozen out of the collector when the screen opened: hand
-        # them back and collect once, so a closed run is freed now rather than weighing on
-        # every later collection (while runs go on, the app keeps freezing instead)
-        if not self.n2f.jobs:
-            gc.unfreeze()
-            gc.collect()
+        # the screen's hold ends: when it was the last one (no run going on) the heap is thawed
+        # and collected once, so a closed run is freed now rather than weighing on later passes
+        COLLECTOR.release(collect=True)
 
     # ------------------------------------------------------------------- data
 
@@ -239,7 +236,7 @@ class RunScreen(AnnotationActions, LiveRunActions, AppScreen):
         if self._scoring == key:
             self.score_detail(key, info)
 
-    @work(thread=True, exclusive=True, group="detail", exit_on_error=False)
+    @guarded_work(thread=True, exclusive=True, group="detail")
     def score_detail(self, key: tuple[int, int], info: api.ItemDetail) -> None:
         """The item's outputs re-judged with their views; dropped if the cursor moved on meanwhile."""
         worker = get_current_worker()
@@ -255,7 +252,7 @@ class RunScreen(AnnotationActions, LiveRunActions, AppScreen):
             return
         self._scoring = None
         if isinstance(scored, Exception):
-            self.notify(f"{self.state.ids[key[0]]} could not be re-scored: {scored}", severity="error", markup=False)
+            self.n2f.report_error(f"re-scoring {self.state.ids[key[0]]}", scored)
             return
         self.query_one(DetailView).show_scored(scored, key)
 

@@ -8,17 +8,16 @@ metrics are recomputed in a thread, at most every two seconds.
 
 from __future__ import annotations
 
-import gc
 import time
 from typing import TYPE_CHECKING, Any
-
-from textual import work
 
 from n2f_tui.run_metrics import engine_metrics
 from n2f_tui.screens.dialogs import ConfirmDialog
 from n2f_tui.widgets.detail import DetailView
+from n2f_tui.workers import guarded_work, report_error_from_thread
 from sessions import api
 from sessions.describe import describe_run
+from sessions.collector import COLLECTOR
 from sessions.errors import N2FError
 from sessions.store import RunStore
 
@@ -112,13 +111,14 @@ class LiveRunActions:
         elif status == "cancelled":
             self.notify("run cancelled: r resumes it", markup=False)
 
-    @work(thread=True, exclusive=True, group="metrics")
+    @guarded_work(thread=True, exclusive=True, group="metrics")
     def refresh_metrics(self) -> None:
         started = self._metrics_at = time.monotonic()
         try:
             metrics = engine_metrics(self.state, self._metrics_cache) if self.state.records else {}
         except Exception as exc:  # an engine bug must not take the screen down
             metrics = {"report error": str(exc)[:60]}
+            report_error_from_thread(self, "live metrics", exc)
         # a report that takes long is recomputed less often (it shares the GIL with the UI)
         self._metrics_every = max(METRICS_EVERY, 15 * (time.monotonic() - started))
         self.app.call_from_thread(self._set_metrics, metrics)
@@ -128,7 +128,7 @@ class LiveRunActions:
         self.update_header()
         # the metrics cache is long-lived too; left in the collector's oldest generation it
         # would be walked by every full collection (tens of ms each, every few moves)
-        gc.freeze()
+        COLLECTOR.refreeze()
 
     def _running_job(self, hint: str = "") -> RunJob | None:
         """The job of the run in progress, or None after saying that the run is not running."""

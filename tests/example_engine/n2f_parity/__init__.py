@@ -12,7 +12,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from engines.contract import Engine, EngineParts
+from engines.contract import Engine, EngineParts, Metric
 from engines.core import Item, Report, RunResults, SimOptions, Step, Tag, TagType, Verdict, View
 from engines.reporting import accuracy, accuracy_by, tag_table
 
@@ -74,7 +74,7 @@ class ParityEngine(Engine[ParitySettings]):
         return EngineParts(build_items=build_items, templates=lambda: {"answer": TEMPLATE}, score_item=score_item,
                            taxonomy=TAXONOMY, aggregate=aggregate, simulate=simulate,
                            oracle=lambda item: item.gold["answer"],
-                           metrics=(("accuracy", "accuracy", "fraction", True),))
+                           metrics=(Metric("accuracy", "accuracy", "fraction", True),))
 
     def next_step(self, item: Item, settings: ParitySettings, outputs: Sequence[str],
                   templates: Mapping[str, str] | None = None) -> Step | None:
