@@ -153,6 +153,18 @@ def local_settings(engine_name: str, setting_pairs: Sequence[str] | Mapping[str,
     return pairs if cap is None else {**pairs, "max_tokens": str(cap)}
 
 
+def chosen_items(items: Sequence[Item], limit: int | None, sample: int | None, seed: int) -> Any:
+    """The first ``limit`` items (lazily: a generated engine builds only what is stored), or ``sample`` of them."""
+    for count, what in ((limit, "--limit"), (sample, "-n")):
+        if count is not None and count < 1:
+            raise InputError(f"{what} must be at least 1")
+    if limit is not None:
+        items = itertools.islice(items, limit)
+    if sample is not None:
+        items = seeded_sample(items if limit is None else list(items), sample, seed)
+    return items
+
+
 async def prepare_run(
     engine_name: str,
     setting_pairs: Sequence[str] | Mapping[str, str] = (),
@@ -183,13 +195,7 @@ async def prepare_run(
     if spec.kind == "local":
         setting_pairs = local_settings(engine_name, setting_pairs)
     engine, settings, items = build_items(engine_name, setting_pairs, seed)
-    for count, what in ((limit, "--limit"), (sample, "-n")):
-        if count is not None and count < 1:
-            raise InputError(f"{what} must be at least 1")
-    if limit is not None:
-        items = itertools.islice(items, limit)  # lazy: a generated engine builds only what is stored
-    if sample is not None:
-        items = seeded_sample(items if limit is None else list(items), sample, seed)
+    items = chosen_items(items, limit, sample, seed)
     if concurrency < 1:
         raise InputError("-j must be at least 1")
     budget = make_budget(config, spec, max_tokens, max_cost)

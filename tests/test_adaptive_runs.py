@@ -173,3 +173,25 @@ def test_bare_n2f_without_a_terminal_prints_the_help_and_exits_2():
     assert result.returncode == 2
     assert result.stderr.startswith("usage: n2f") and "n2f: error: the inspector needs a terminal" in result.stderr
     assert no_runs()  # no demo run started
+
+
+# ---------------------------------------------------------------------------- dry run
+
+
+def test_dry_run_counts_what_a_run_would_send_and_prices_it_without_a_call(n2f_home):
+    write_config(n2f_home, '[prices.stub-model]\ninput = 1.0\noutput = 2.0\n')
+    with running_stub(reply=lambda messages: DEDC_ANSWER) as stub:
+        model = f"openai:stub-model@{stub.base_url}"
+        planned = n2f("run", "dedc", "-m", model, "-n", "5", "--dry-run", "--json")
+        human = n2f("run", "dedc", "-m", model, "-n", "5", "--dry-run")
+        assert stub.requests == [] and stub.gets == [] and no_runs()  # nothing asked, nothing made
+        sent = n2f("run", "dedc", "-m", model, "-n", "5", "-q")
+        received = sum(len(m["content"]) for r in stub.chat_requests() for m in r["messages"])
+    assert planned.returncode == human.returncode == sent.returncode == 0, planned.stderr + sent.stderr
+    plan = json.loads(planned.stdout)
+    assert plan["items"] == 5 and plan["prompt_chars"] == received  # what the server then got
+    assert plan["prompt_tokens"] == round(received / 4)
+    assert plan["completion_tokens_max"] == 5 * 256  # dedc's max_tokens per reply
+    assert plan["cost_min"] == pytest.approx(plan["prompt_tokens"] * 1.0 / 1e6)
+    assert plan["cost_max"] == pytest.approx(plan["cost_min"] + 5 * 256 * 2.0 / 1e6)
+    assert f"prompt chars   {received:,}" in human.stdout and "nothing sent" in human.stdout

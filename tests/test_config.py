@@ -65,7 +65,7 @@ def test_a_price_by_model_text_comes_first():
 
 @pytest.mark.parametrize("text, message", [
     ("[openai]\ndeadlin = 5\n", "unknown key 'openai.deadlin' (known: base_url, api_key, organization, project, deadline,"),
-    ("modle = 'sim'\n", "unknown key 'modle' (known: model, concurrency, annotator, [openai], [prices])"),
+    ("modle = 'sim'\n", "unknown key 'modle' (known: model, concurrency, annotator, [openai], [prices], [cache], [sparql])"),
     ("[prices.m]\nprompt = 1\n", "unknown key 'prices.m.prompt' (known: input, output)"),
     ("[openai]\ndeadline = 'soon'\n", "openai.deadline must be a number"),
     ("concurrency = 2.5\n", "concurrency must be an integer"),

@@ -278,6 +278,21 @@ def test_every_engine_through_the_openai_backend_on_a_real_server(engine, llama_
 
 @pytest.mark.slow
 @pytest.mark.local_model
+def test_a_few_items_at_the_default_j_on_the_real_server_end_without_errors(llama_server):
+    """llama-cpp-python's server answers one request at a time (a lock); the default -j 8 sends more:
+    they queue, and no item may end in error for it."""
+    result = n2f("run", "dedc", "-m", f"openai:gemma@{llama_server}", "-n", "4", "-s", "max_tokens=24",
+                 "--name", "queued", "--json", "-q")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["counts"].get("error", 0) == 0 and summary["counts"]["pending"] == 0
+    meta = RunStore.open("queued").meta
+    assert meta["concurrency"] == 8 and meta["adaptive_limit"]["ceiling"] == 8
+    assert [s["model"] for s in meta["served"]] == ["gemma"]  # what the server said answered
+
+
+@pytest.mark.slow
+@pytest.mark.local_model
 def test_a_real_timeout_ends_in_status_error_and_resume_finishes_the_run(llama_server, n2f_home):
     """A deadline the model cannot meet is an infrastructure failure, never a wrong answer."""
     config = n2f_home / "config.toml"

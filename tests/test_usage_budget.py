@@ -58,7 +58,8 @@ def test_a_token_budget_stops_the_run_and_resume_finishes_it():
     with running_stub(reply=lambda messages: REPLY) as stub:  # another URL: nothing comes from the cache
         model = f"openai:stub-model@{stub.base_url}"
         result = n2f("run", "dedc", "-n", "8", "-j", "1", "-m", model, "--max-tokens", str(budget), "--name", "capped",
-                     "--json", "-q")
+                     "--json", "-q", check=False)
+        assert result.returncode == 3, result.stderr  # a budget stop's own exit status
         summary = json.loads(result.stdout)
         assert "stopped at the budget" in result.stderr and "n2f resume capped" in result.stderr
         assert summary["status"] == "stopped (budget)"
@@ -66,7 +67,7 @@ def test_a_token_budget_stops_the_run_and_resume_finishes_it():
         assert summary["usage"]["total_tokens"] == budget == total(reported(stub))
         assert RunStore.open("capped").meta["status"] == "stopped (budget)"
 
-        again = json.loads(n2f("resume", "capped", "--max-tokens", str(budget), "--json", "-q").stdout)
+        again = json.loads(n2f("resume", "capped", "--max-tokens", str(budget), "--json", "-q", check=False).stdout)
         assert again["status"] == "stopped (budget)" and len(stub.chat_requests()) == 3  # spent already: nothing runs
 
         resumed = json.loads(n2f("resume", "capped", "--json", "-q").stdout)
@@ -86,8 +87,10 @@ def test_a_cost_budget_needs_a_price():
 def test_a_cost_budget_stops_the_run():
     write_config('[prices.stub-model]\ninput = 1000\noutput = 1000\n')  # a token costs a tenth of a cent
     with running_stub(reply=lambda messages: REPLY) as stub:
-        summary = json.loads(n2f("run", "dedc", "-n", "6", "-j", "1", "-m", f"openai:stub-model@{stub.base_url}",
-                                 "--max-cost", "0.000001", "--json", "-q").stdout)
+        result = n2f("run", "dedc", "-n", "6", "-j", "1", "-m", f"openai:stub-model@{stub.base_url}",
+                     "--max-cost", "0.000001", "--json", "-q", check=False)
+        summary = json.loads(result.stdout)
+    assert result.returncode == 3, result.stderr
     assert summary["status"] == "stopped (budget)" and summary["counts"]["pending"] == 5
 
 

@@ -235,6 +235,7 @@ class OpenAIBackend(Backend):
         if self._client is None:
             self._client = await asyncio.to_thread(self._make_client)
         self.server_slots = await check_server(self._client, self.base_url, self.spec.name, azure=self.azure is not None)
+        self.calls = 0  # ``calls`` counts the run's model calls, not the preflight's
 
     # ---------------------------------------------------------------- requests
 

@@ -8,7 +8,9 @@ InputError (exit status 2, no run created):
   server's root instead of its ``/v1``);
 - a model the server does not list: named, with the ones it serves;
 - 401 / 403: the key was refused (the server's message is left out: some echo the key);
-- no connection: what happened (refused, DNS, TLS, timeout) and when.
+- no connection: what happened (refused, DNS, TLS, timeout) and when. A server that took
+  the connection but has not answered within ``PREFLIGHT_TIMEOUT`` is busy, not absent
+  (a one-slot server generating for someone else): the run goes on.
 
 A llama.cpp server says how many requests it serves at once (``/props`` ``total_slots``,
 or the length of ``/slots``); a run starts its adaptive limit there instead of at ``-j``.
@@ -152,8 +154,18 @@ async def check_server(client: openai.AsyncOpenAI, base_url: str, model: str, az
             shown = ", ".join(served[:SHOWN_MODELS]) + (" ..." if len(served) > SHOWN_MODELS else "")
             raise InputError(f"model {model!r} is not served by {base_url}; it serves: {shown}")
     except openai.APIConnectionError as exc:
+        if _busy(exc):  # connected, but no answer yet: a one-slot server busy with another request
+            return None
         raise InputError(f"cannot reach {base_url}: {connection_problem(exc)} ({_when(started)})") from None
     return await server_slots(client, base_url) if is_local_url(base_url) or _is_llama_cpp(listing) else None
+
+
+def _busy(exc: BaseException) -> bool:
+    """A read timeout after the connection was made (llama-cpp-python's ``/models`` waits for the
+    generation in progress): the server is there, so the run goes on and its limit adapts."""
+    chain = list(_causes(exc))
+    return connection_problem(exc) == "timed out" and any("ReadTimeout" in type(e).__name__ for e in chain) \
+        and not any("ConnectTimeout" in type(e).__name__ for e in chain)
 
 
 def _is_llama_cpp(listing: Any) -> bool:
