@@ -27,6 +27,7 @@ from n2f_tui.widgets.style import LIVE, Formats
 from sessions import api
 from sessions.collector import COLLECTOR
 from sessions.errors import N2FError
+from sessions.models import problems as backend_problems
 from sessions.store import list_run_meta
 
 DEMO_MODEL = "sim:latency=0.05"
@@ -69,7 +70,7 @@ class N2FApp(App):
     async def on_mount(self) -> None:
         self.set_interval(GC_TICK, self._collect_garbage)
         await self.push_screen(HomeScreen())
-        for line in engine_problems():  # a broken plugin is named once; the other engines work
+        for line in engine_problems() + backend_problems():  # a broken plugin is named once; the others work
             self.notify(line, severity="warning", markup=False, timeout=10)
         if self.initial_run:
             self.open_run(self.initial_run)

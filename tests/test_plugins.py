@@ -177,3 +177,22 @@ def test_a_broken_plugin_is_one_line_and_the_others_keep_working(site):
     assert n2f(site, "run", "dedc", "-n", "2", "-m", "always", "-q").returncode == 0  # the good backend plugin works
     nothing = n2f(site, "run", "dedc", "-m", "nothing", check=False)
     assert nothing.returncode == 2 and "model backend plugin 'nothing'" in nothing.stderr.strip().splitlines()[-1]
+
+
+async def test_the_inspector_names_a_broken_plugin_once_and_offers_the_other_engines(site, monkeypatch):
+    import engines
+    from n2f_tui.app import N2FApp
+    from n2f_tui.screens.newrun import engine_choices
+    from n2f_tui.widgets.style import STABLE
+    from tui_support import screen_named, until
+
+    install_example(site)
+    install_module(site, "n2f-broken-import", "n2f_broken_import", BROKEN_IMPORT, "broken")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setattr(engines, "_loaded", None)
+    app = N2FApp(formats=STABLE, demo=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: screen_named(app, "HomeScreen"))
+        named = [n.message for n in app._notifications if "'broken'" in n.message]
+        assert len(named) == 1 and "ModuleNotFoundError" in named[0]
+        assert [value for _, value in engine_choices()] == ["dedc", "logic", "robogrid", "rgp", "compost", "parity"]

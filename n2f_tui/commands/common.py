@@ -18,6 +18,11 @@ out = Console(highlight=False)
 err = Console(stderr=True, highlight=False, soft_wrap=True)  # hints stay one line on a pipe, to copy and paste
 
 
+def engine_completer(**_: Any) -> tuple[str, ...]:
+    """The words the shell completes an ENGINE argument with (argcomplete calls it)."""
+    return engine_names()
+
+
 def budget_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-tokens", type=int, default=None, metavar="N",
                    help="stop taking new items once the run has used N tokens (resumable)")
@@ -43,8 +48,7 @@ def service_of(args: argparse.Namespace) -> Any:
 
 
 def engine_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("engine", help=f"one of: {', '.join(engine_names())}").completer = (  # type: ignore[attr-defined]
-        lambda **_: engine_names())
+    p.add_argument("engine", help=f"one of: {', '.join(engine_names())}").completer = engine_completer  # type: ignore[attr-defined]
     p.add_argument("-s", "--set", dest="settings", action="append", default=[], metavar="K=V", help="an engine setting")
     p.add_argument("--seed", type=int, default=api.DEFAULT_SEED, help="seed for item construction and the simulator")
 
