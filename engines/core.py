@@ -12,7 +12,7 @@ import math
 import types
 import typing
 from dataclasses import dataclass, field
-from typing import Any, Callable, Generic, Mapping, Sequence, TypeVar, overload
+from typing import Any, Generic, Mapping, Sequence, TypeVar, overload
 
 SCORER_ERROR = "scorer_error"
 STATUSES = ("correct", "wrong", "unparseable", SCORER_ERROR, "error")
@@ -177,31 +177,6 @@ class View:
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "title": self.title, "data": self.data}
-
-
-TREE_DEPTH = 40  # levels of a tree view: deeper nodes are summed up in one "…" leaf
-TREE_NODES = 2_000  # nodes of a tree view, likewise
-
-
-def tree_data(root: T, label: Callable[[T], str], children: Callable[[T], Sequence[T]],
-              max_depth: int = TREE_DEPTH, max_nodes: int = TREE_NODES) -> dict[str, Any]:
-    """A tree view's data (``{"label", "children"}``) built without recursion and cut to ``max_depth``
-    levels and ``max_nodes`` nodes, so that a parse tree of any shape makes a view any reader can walk."""
-    top: dict[str, Any] = {"label": label(root), "children": []}
-    stack = [(root, top, 1)]
-    count = 1
-    while stack:
-        node, out, depth = stack.pop()
-        kids = children(node)
-        if kids and (depth >= max_depth or count >= max_nodes):
-            out["children"].append({"label": f"… {len(kids):,} more node(s) below", "children": []})
-            continue
-        for kid in kids:
-            entry: dict[str, Any] = {"label": label(kid), "children": []}
-            out["children"].append(entry)
-            count += 1
-            stack.append((kid, entry, depth + 1))
-    return top
 
 
 @dataclass
