@@ -12,12 +12,10 @@ import math
 import types
 import typing
 from dataclasses import dataclass, field
-from typing import Any, Callable, Generic, Literal, Mapping, Sequence, TypeVar, get_args, overload
+from typing import Any, Generic, Literal, Mapping, Sequence, TypeVar, get_args, overload
 
-SCORER_ERROR = "scorer_error"
-# An item's verdict. Not judgements of the model, left out of accuracy and the tables: ``error`` (the
-# infrastructure failed: resume runs the item again), ``scorer_error`` (the engine failed to judge: rescore does).
-Status = Literal["correct", "wrong", "unparseable", "scorer_error", "error"]
+SCORER_ERROR = "scorer_error"  # the engine failed to judge the item: rescore judges it again
+Status = Literal["correct", "wrong", "unparseable", "scorer_error", "error"]  # error: the infrastructure failed (resume)
 STATUSES: tuple[Status, ...] = get_args(Status)
 UNJUDGED = ("error", SCORER_ERROR)
 
@@ -179,31 +177,6 @@ class View:
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "title": self.title, "data": self.data}
-
-
-TREE_DEPTH = 40  # levels of a tree view: deeper nodes are summed up in one "…" leaf
-TREE_NODES = 2_000  # nodes of a tree view, likewise
-
-
-def tree_data(root: T, label: Callable[[T], str], children: Callable[[T], Sequence[T]],
-              max_depth: int = TREE_DEPTH, max_nodes: int = TREE_NODES) -> dict[str, Any]:
-    """A tree view's data (``{"label", "children"}``) built without recursion and cut to ``max_depth``
-    levels and ``max_nodes`` nodes, so that a parse tree of any shape makes a view any reader can walk."""
-    top: dict[str, Any] = {"label": label(root), "children": []}
-    stack = [(root, top, 1)]
-    count = 1
-    while stack:
-        node, out, depth = stack.pop()
-        kids = children(node)
-        if kids and (depth >= max_depth or count >= max_nodes):
-            out["children"].append({"label": f"… {len(kids):,} more node(s) below", "children": []})
-            continue
-        for kid in kids:
-            entry: dict[str, Any] = {"label": label(kid), "children": []}
-            out["children"].append(entry)
-            count += 1
-            stack.append((kid, entry, depth + 1))
-    return top
 
 
 @dataclass

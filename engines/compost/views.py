@@ -11,7 +11,8 @@ from engines.compost.parse import Parsed
 from engines.compost.patterns import sub_patterns
 from engines.compost.tags import short, show
 from engines.contract import Metric
-from engines.core import Item, View, tree_data
+from engines.core import Item, View
+from engines.trees import tree_data
 
 MAX_ROWS = 200
 
