@@ -17,7 +17,7 @@ from typing import Any, Generic, Literal, Mapping, Sequence, TypeVar, get_args, 
 SCORER_ERROR = "scorer_error"  # the engine failed to judge the item: rescore judges it again
 Status = Literal["correct", "wrong", "unparseable", "scorer_error", "error"]  # error: the infrastructure failed (resume)
 STATUSES: tuple[Status, ...] = get_args(Status)
-UNJUDGED = ("error", SCORER_ERROR)
+UNJUDGED = ("error", SCORER_ERROR)  # not judgements of the model: left out of accuracy and the tables
 
 
 class EngineError(Exception):
