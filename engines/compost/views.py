@@ -97,7 +97,7 @@ def lattice_view(item: Item) -> View:
 # The report's metrics as the inspector labels them, the headline ones first (engines.contract.Metric).
 METRICS = (
     Metric("macro_f1", "macro F1", "score", True),
-    Metric("compositionality_f1", "compositionality F1 (authors' rule, Table 1)", "score", True),
+    Metric("compositionality_f1", "compositionality F1 (Table 1 rule)", "score", True),
     Metric("compositionality_f1_def", "compositionality F1 (prose definition)", "score"),
     Metric("macro_f1_{}", "macro F1 {}", "score"),
     Metric("compositionality_f1_def_{}", "compositionality F1 (prose definition) {}", "score"),
