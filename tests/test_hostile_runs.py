@@ -45,12 +45,9 @@ def write_replay(engine: str, path: Path, huge: int) -> int:
     return len(pairs)
 
 
-RGP_OPEN = pytest.mark.xfail(reason="open: rgp's 20,000-line program holds `n2f run` over 150 s in the tool step "
-                                    "(judging it in-process takes 3 s CPU); the sandbox is issue 24's other half")
-
 
 @pytest.mark.slow
-@pytest.mark.parametrize("engine", [*ENGINES[:-1], pytest.param("rgp", marks=RGP_OPEN)])
+@pytest.mark.parametrize("engine", ENGINES)
 def test_deep_long_and_100_mb_replies_finish_the_run_and_every_item_opens(engine, tmp_path):
     replay = tmp_path / "hostile.jsonl"
     count = write_replay(engine, replay, HUGE)

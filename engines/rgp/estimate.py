@@ -180,14 +180,25 @@ def _mentions(text: str, name: str) -> bool:
     return re.search(r"(?<!\w)" + re.escape(name) + r"(?!\w)", text) is not None
 
 
+WORD = re.compile(r"\w+")
+
+
 def variable_spaces(pairs: Iterable[tuple[str, str]]) -> dict[str, Space]:
+    """Each assigned name's key space: its own value's, joined with that of every name its value mentions.
+    A plain identifier is mentioned exactly when it is one of the value's maximal word runs, so those are
+    looked up in a set (linear in the program: a 20,000-assignment reply took minutes with a regex per
+    name and assignment); only names that are not identifiers (``g[0]``, ``self.x``) are searched for."""
     store: dict[str, Space] = {}
+    compound: list[str] = []  # assigned names that are not plain identifiers
     for left, right in pairs:
         own = key_space(right)
+        if left not in store and not left.isidentifier():
+            compound.append(left)
         store[left] = union(store[left], own) if left in store else own
-        for name in list(store):
-            if _mentions(right, name):
-                store[left] = union(store[left], store[name])
+        mentioned = {w for w in WORD.findall(right) if w in store}
+        mentioned.update(name for name in compound if _mentions(right, name))
+        for name in mentioned:
+            store[left] = union(store[left], store[name])
     return store
 
 
