@@ -26,7 +26,7 @@ from typing import Any, Callable, ClassVar, Generic, Literal, Mapping, Protocol,
 
 from engines import replies
 from engines.core import (LENIENT, SCORER_ERROR, STRICT, UNJUDGED, EngineError, Item, Message, Report, RunResults,
-                          SimOptions, Step, Tag, TagType, Verdict, View)
+                          SettingsError, SimOptions, Step, Tag, TagType, Verdict, View)
 from engines.papers import PaperRecord
 from engines.parsing import shorten
 from engines.taxonomy import UNPARSEABLE
@@ -192,6 +192,8 @@ class Engine(ABC, Generic[S]):
             return None, ""
         try:
             return self.next_step(item, settings, outputs, templates), ""
+        except SettingsError:  # a template naming an unknown placeholder is the user's to fix, not the reply's
+            raise
         except Exception as exc:  # noqa: BLE001 - an engine failing on one reply fails that item alone
             return None, scorer_error(exc).error
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import subprocess
@@ -78,7 +80,7 @@ def test_run_report_show_export_rescore_round_trip(tmp_path):
     assert all(isinstance(code, str) for code in first["tags"])
     csv_text = n2f("export", "half", "--format", "csv", "--annotations").stdout
     assert csv_text.splitlines()[0].startswith("run,run_name,engine,model,index,id,status,score_correct,meta_")
-    assert len(csv_text.splitlines()) == 41
+    assert len(list(csv.reader(io.StringIO(csv_text)))) == 41  # prompts hold newlines inside quoted cells
 
     rescored = n2f("rescore", "half")
     assert "rescored 40" in rescored.stderr
@@ -140,7 +142,7 @@ def test_openai_backend_against_stub_with_transient_failures():
 def test_hanging_and_malformed_servers_end_as_error_then_resume_finishes():
     write_config("[openai]\ndeadline = 1.5\nattempt_timeout = 0.5\n")
     with running_stub(["hang:3"] * 40) as stub:
-        result = n2f("run", "dedc", "-n", "2", "-j", "2", "-m", f"openai:m@{stub.base_url}", "--name", "h", "--json", "-q",
+        result = n2f("run", "dedc", "-n", "2", "-j", "2", "-m", f"openai:stub-model@{stub.base_url}", "--name", "h", "--json", "-q",
                      check=False)
         assert result.returncode == 1, result.stderr
         report = json.loads(result.stdout)
@@ -151,7 +153,7 @@ def test_hanging_and_malformed_servers_end_as_error_then_resume_finishes():
         assert resumed["counts"]["error"] == 0 and resumed["counts"]["pending"] == 0
         assert resumed["counts"]["wrong"] + resumed["counts"]["unparseable"] == 2
     with running_stub(["malformed"] * 40) as stub:
-        result = n2f("run", "dedc", "-n", "1", "-m", f"openai:m@{stub.base_url}", "--json", "-q", check=False)
+        result = n2f("run", "dedc", "-n", "1", "-m", f"openai:stub-model@{stub.base_url}", "--json", "-q", check=False)
         report = json.loads(result.stdout)
         assert report["counts"]["error"] == 1
         exported = json.loads(n2f("export", report["run"], "--format", "jsonl").stdout.splitlines()[0])

@@ -60,8 +60,8 @@ def test_a_truncated_items_file_is_one_line(run):
     data = (run / "items.jsonl").read_bytes()
     (run / "items.jsonl").write_bytes(data[: len(data) // 2])
     one_line(n2f("show", "r", "6"), 2, "items.jsonl", "item 6")
-    for args in (("report", "r"), ("export", "r", "--format", "jsonl")):
-        assert n2f(*args).returncode == 0, "reports and exports read the brief file, not the items"
+    assert n2f("report", "r").returncode == 0, "a report reads the brief file, not the items"
+    one_line(n2f("export", "r", "--format", "jsonl"), 2, "items.jsonl", "the run cannot be read")  # exports carry each prompt
 
 
 def test_a_deleted_results_log_is_reported_and_resume_runs_the_items_again(run):

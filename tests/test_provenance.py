@@ -46,7 +46,7 @@ def test_meta_records_the_revision_the_dataset_hash_and_the_machine_and_the_repo
 
 def test_the_cache_counts_say_how_many_replies_came_from_the_cache():
     with running_stub() as stub:
-        model = f"openai:m@{stub.base_url}"
+        model = f"openai:stub-model@{stub.base_url}"
         n2f("run", "dedc", "-n", "5", "-m", model, "--name", "first", "-q")
         n2f("run", "dedc", "-n", "5", "-m", model, "--name", "again", "-q")
         asked = len(stub.chat_requests())
