@@ -21,12 +21,18 @@ HOSTILE = [
 
 
 def squash(text: str) -> str:
-    """Without whitespace: the pane wraps long lines wherever it must."""
-    return "".join(text.split())
+    """Without whitespace and break marks: the pane wraps long lines wherever it must (``↩`` inside a token)."""
+    return "".join(text.replace("↩\n", "").split())
 
 
 def segments_with(pane, needle: str):
     return [seg for line in pane.lines for seg in line if needle in seg.text]
+
+
+def frame(screen) -> dict:
+    """Each pane's columns and bottom edge: what a hostile reply must not move."""
+    panes = screen.query("#items, #detail-head, #col-prompt, #col-output, #col-views")
+    return {w.id: (w.region.x, w.region.width, w.region.bottom if w.id != "detail-head" else None) for w in panes}
 
 
 @pytest.mark.slow
@@ -39,7 +45,7 @@ async def test_hostile_outputs_are_shown_literally_and_do_not_break_the_layout(t
     async with inspect_run("hostile") as (app, pilot):
         screen = app.screen
         detail = screen.query_one(DetailView)
-        regions = {w.id: w.region for w in screen.query("#items, #detail-head, #col-prompt, #col-output, #col-views")}
+        regions = frame(screen)
         output = screen.query_one("#col-output")
         await until(pilot, lambda: detail.shown is not None)
         # 1: escape sequences are shown as \x1b... and act on nothing
@@ -74,7 +80,8 @@ async def test_hostile_outputs_are_shown_literally_and_do_not_break_the_layout(t
         await detail_shown(pilot, screen)
         assert "\\u202eevil\\u202c" in squash(output.plain) and "\\u2066isolated\\u2069" in squash(output.plain)
         assert not any(c in detail.text() for c in "\u202e\u202c\u2066\u2069\u200e\u200f")
-        # the layout did not move, the list rows are one line each
-        assert {w.id: w.region for w in screen.query("#items, #detail-head, #col-prompt, #col-output, #col-views")} == regions
+        # the layout did not move (the head grows with the verdict's evidence, up to a third of the screen)
+        assert frame(screen) == regions
+        assert screen.query_one("#detail-head").region.height <= app.size.height // 3
         # the list shows every item on its own row
         assert screen.vlist.count == len(HOSTILE) and screen.vlist.virtual_size.height == len(HOSTILE)

@@ -20,7 +20,7 @@ def header_text(app) -> str:
 @pytest.mark.slow
 async def test_fresh_store_lands_in_the_live_demo_and_quit_cancels_it_cleanly():
     assert not list_run_meta()
-    app = N2FApp(formats=STABLE)  # what bare `n2f` runs
+    app = N2FApp(formats=STABLE, demo_model="sim:latency=0.5")  # what bare `n2f` runs, slowed so quit finds it going
     async with app.run_test(size=(120, 36)) as pilot:
         await until(pilot, lambda: screen_named(app, "RunScreen") and app.jobs)
         job = next(iter(app.jobs.values()))

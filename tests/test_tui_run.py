@@ -97,14 +97,17 @@ async def test_search_filter_and_sort():
         await detail_shown(pilot, screen)
         assert screen.query_one(DetailView).shown[0] == state.order[0]
         state.set_filter("all")
-        # sort: index -> status -> score
+        # sort through the dialog once (status), then score and back to the run order
         screen.action_sort()
+        await until(pilot, lambda: screen_named(app, "ChoiceDialog") and app.screen.query_one("OptionList").option_count)
+        app.screen.dismiss("status")
+        await until(pilot, lambda: state.sort == "status")
         ranks = [state.status(i) for i in state.order]
         assert ranks.index("correct") > max(ranks.index(s) for s in ("wrong", "unparseable") if s in ranks)
-        screen.action_sort()
+        state.set_sort("score")
         scores = [state.main_score(i) for i in state.order]
         assert scores == sorted(scores)
-        screen.action_sort()
+        state.set_sort("index")
         assert state.order == list(range(state.total))
 
 

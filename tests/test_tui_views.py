@@ -52,9 +52,11 @@ async def test_help_lists_every_key_and_the_palette_offers_every_action():
     async with inspect_run("helped", size=(120, 40)) as (app, pilot):
         run_screen = app.screen
         rows = dict((description, keys) for keys, description in key_rows(run_screen))
-        for binding in RunScreen.BINDINGS:
-            assert (binding.tooltip or binding.description) in rows  # every key of the screen is listed
-        assert "q" in rows["Quit"] and "?" in rows["Help"]
+        listed = {key for keys in rows.values() for key in keys.split(", ")}
+        for binding in RunScreen.BINDINGS:  # every key of the screen is listed (j and k share one row)
+            assert app.get_key_display(binding) in listed, binding
+        quit_keys = next(keys for description, keys in rows.items() if description.startswith("Quit"))
+        assert "q" in quit_keys.split(", ") and "?" in rows["Help"]
         await pilot.press("question_mark")
         await until(pilot, lambda: isinstance(app.screen, HelpScreen))
         await pilot.press("escape")
