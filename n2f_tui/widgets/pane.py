@@ -60,10 +60,8 @@ class Pane(ScrollView, can_focus=True):
 
     def _render_lines(self) -> None:
         width = self.scrollable_content_region.width
-        if width <= 0:  # not laid out yet: draw once it is
-            if self.is_mounted:
-                self.call_after_refresh(self._ensure_rendered)
-            return
+        if width <= 0:  # not laid out yet, or hidden: ``on_resize`` draws it once it has a width (asking again
+            return      # after each refresh instead kept a hidden pane busy for as long as it stayed hidden)
         console = self.app.console
         options = console.options.update(width=width, max_width=width, height=None, highlight=False)
         self.lines = []
