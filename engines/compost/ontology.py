@@ -3,7 +3,7 @@
 The facts are data (``data/ontology_facts.tsv``, each row with its source): ``same``
 (either property may stand for the other: ``dbp:starring`` / ``dbo:starring``), ``inverse``
 (``?x dbo:parent Y`` states ``Y dbo:child ?x``) and ``symmetric`` (``dbo:spouse`` either way
-round). ``canonical`` rewrites a pattern into one spelling per fact (a ``same`` property
+round). ``unified`` writes each ``same`` property one way; ``canonical`` rewrites a pattern into one spelling per fact (a ``same`` property
 into the first of its row, an inverse triple into its row's first property read the other
 way); ``readings`` gives every orientation of the pattern's symmetric triples, so that two
 patterns state the same facts when some reading of one maps onto the canonical other.
@@ -55,12 +55,17 @@ def facts() -> Facts:
     return Facts(same, inverse, frozenset(symmetric), sources)
 
 
+def unified(triples: list[Triple]) -> list[Triple]:
+    """``same`` properties in one spelling, nothing turned round."""
+    table = facts()
+    return sorted({(s, table.same.get(p, p), o) for s, p, o in triples})
+
+
 def canonical(triples: list[Triple]) -> list[Triple]:
     """One spelling per fact: ``same`` properties unified, inverse triples turned round."""
     table = facts()
     out = []
-    for s, p, o in triples:
-        p = table.same.get(p, p)
+    for s, p, o in unified(triples):
         if p in table.inverse:
             s, p, o = o, table.inverse[p], s
         out.append((s, p, o))

@@ -15,7 +15,7 @@ from typing import Sequence
 from engines.compost.compositionality import SPLITS, authors_classes, authors_counts, prose_classes, prose_f1
 from engines.core import Chart, ItemResult, Report, RunResults, Table
 from engines.compost.tags import TAXONOMY
-from engines.reporting import scored, status_counts, tag_table
+from engines.reporting import scored, set_aside, status_counts, tag_table
 
 
 def split_metrics(run: RunResults) -> dict[str, float]:
@@ -127,6 +127,11 @@ def aggregate(run: RunResults, against: Sequence[RunResults] = ()) -> Report:
         notes.append("Official items were scored structurally (no endpoint): an output is correct when its "
                      "basic graph pattern is isomorphic to the gold's up to variable names, with the same "
                      "projection; F1 is 1 or 0. Run with -s endpoint=URL for result-set F1.")
+    aside = set_aside(run.results)
+    if aside:
+        notes.append(f"{len(aside)} item(s) set aside (tag turned_reading): they state the gold's facts only "
+                     "through an inverse or symmetric property read the other way, which DBpedia stores one way "
+                     "round only in part; no figure counts them.")
     if any(r.item.meta.get("edges") is None for r in run.results):
         notes.append("Compositionality F1 counts only items with sub-pattern edge data.")
     heat = figure4(run)

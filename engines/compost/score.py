@@ -14,7 +14,9 @@ have meant. ``-s extract=lenient`` accepts such replies instead.
 
 Structural mode (official items without an endpoint: their gold answers need the full
 DBpedia dump). The output is correct iff its basic graph pattern is isomorphic to the
-gold's up to variable names with the same projection; F1 is then 1 or 0.
+gold's up to variable names and ``same`` properties, with the same projection; F1 is then
+1 or 0. A pattern that states the gold's facts only from their other end (an inverse or
+symmetric property) is set aside (``compare.structural_match`` says why).
 
 Macro F1 and the compositionality F1 are computed over a run in ``report.py``.
 """
@@ -24,14 +26,18 @@ from __future__ import annotations
 import json
 from typing import Any, Sequence
 
-from engines.compost.compare import align, isomorphic
+from engines.compost.compare import SAME, TURNED, align, structural_match
 from engines.compost.parse import Parsed, QueryError, parse_reply
 from engines.compost.settings import CompostSettings
 from engines.compost.tags import tag, triple_tags
 from engines.core import Item, Verdict
+from engines.reporting import SET_ASIDE
 
 DEFAULT_SETTINGS = CompostSettings()
 KEPT_WHEN_CORRECT = {"format_violation", "undeclared_prefix"}
+TURNED_WHY = ("set aside: the gold's facts, stated through an inverse or symmetric property read the other way "
+              "(ontology_facts.tsv); DBpedia stores such a fact one way round only in part, so only an endpoint can "
+              "judge it (-s endpoint=URL); counted apart from every figure")
 
 
 def gold_triples(item: Item) -> list[tuple[str, str, str]]:
@@ -69,7 +75,8 @@ def score_item(item: Item, outputs: Sequence[str], settings: CompostSettings = D
         return _with_views(verdict, item, error.diagnosis, None, outputs, with_views, diagnosis=True)
     alignment = align(parsed.triples, gold, parsed.projection)
     tags = triple_tags(parsed, gold, alignment)
-    structural = isomorphic(parsed, gold)
+    match = structural_match(parsed, gold)
+    structural = match == SAME
     execution = None
     if len(outputs) > 1:
         execution = json.loads(outputs[1])
@@ -83,12 +90,16 @@ def score_item(item: Item, outputs: Sequence[str], settings: CompostSettings = D
                 tags.append(tag("empty_result", "the query returned no rows"))
     else:
         p = r = f1 = float(structural)
+        if match == TURNED:
+            tags.append(tag("turned_reading", TURNED_WHY))
     if parsed.forbidden and not any(t.code == "query_failed" for t in tags):
         tags.append(tag("query_failed", "refused: " + ", ".join(parsed.forbidden)))
     status = "correct" if f1 == 1.0 else "wrong"
     if status == "correct":
         tags = [t for t in tags if t.code in KEPT_WHEN_CORRECT]
     scores = {"precision": p, "recall": r, "f1": f1, "structural": float(structural)}
+    if match == TURNED and execution is None:
+        scores[SET_ASIDE] = 1.0
     return _with_views(Verdict(status, scores, tags), item, parsed, execution, outputs, with_views)
 
 

@@ -30,6 +30,10 @@ TAXONOMY = Taxonomy((
             "triples"),
     TagType("wrong_projection", "Wrong projection", "the query does not select exactly the answer variable",
             "form"),
+    TagType("turned_reading", "Facts from their other end",
+            "the query states the gold's facts only through an inverse or symmetric property read the other way; "
+            "without an endpoint the item is set aside (DBpedia stores such facts one way round only in part)",
+            "triples"),
     TagType("empty_result", "Empty result", "the query returns no rows", "execution"),
     TagType("query_failed", "Query failed", "the query was refused, timed out or did not run", "execution"),
     unparseable("no SPARQL query could be read from the reply", "form"),
