@@ -38,6 +38,12 @@ def rows(level: str) -> tuple[Row, ...]:
     return tuple(level_rows(level))
 
 
+@lru_cache(maxsize=None)
+def verdicts(level: str) -> tuple:
+    """Each released row with its structural verdict, scored once for the tests that read them."""
+    return tuple((r, ENGINE.score(r.item, [r.generated], with_views=False)) for r in rows(level))
+
+
 @pytest.mark.parametrize("level", LEVELS)
 def test_the_authors_f1_column_gives_the_notes_compositionality_figures(level):
     results = [ItemResult(r.item, "correct", {"f1": r.f1}, []) for r in rows(level)]
@@ -93,8 +99,7 @@ def test_each_disagreement_class_detector_is_sound_on_a_constructed_case(name, w
 def test_replay_no_invalid_query_is_correct_and_correct_means_the_authors_f1_is_one(level):
     store = pyoxigraph.Store()
     correct = full = 0
-    for r in rows(level):
-        verdict = ENGINE.score(r.item, [r.generated], with_views=False)
+    for r, verdict in verdicts(level):
         if verdict.status == "unparseable":
             assert not r.answered  # the authors' endpoint ran every query their validity test let through
         if verdict.status == "correct":
@@ -121,8 +126,7 @@ def test_structural_verdicts_against_the_authors_f1_column(level):
     matrix, aside = Counter(), Counter()
     residual: dict[str, str] = {}
     per_class = Counter()
-    for r in rows(level):
-        verdict = ENGINE.score(r.item, [r.generated], with_views=False)
+    for r, verdict in verdicts(level):
         if verdict.scores.get("set_aside"):
             aside[r.f1 == 1.0] += 1
             assert "turned_reading" in {t.code for t in verdict.tags}

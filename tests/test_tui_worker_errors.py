@@ -27,6 +27,14 @@ async def inspector(run: str | None = None):
     """The inspector (on ``run``, if given) with a slow run going on beside, which must survive."""
     await make_run("done", limit=6)
     app = N2FApp(run=run, formats=STABLE, demo=False)
+    app.told = []  # every toast, kept: under load one may time out before the test looks
+    notify = app.notify
+
+    def recorded(message, *args, **kwargs):
+        app.told.append(message)
+        return notify(message, *args, **kwargs)
+
+    app.notify = recorded
     async with app.run_test(size=(160, 48)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, RunScreen if run else HomeScreen))
         beside = app.start_job(await api.prepare_run("dedc", [], model="sim:latency=0.1", limit=400,
@@ -40,7 +48,7 @@ async def shown(app, pilot, what: str, screen_type: type) -> None:
     await until(pilot, lambda: any(e.what == what for e in app.errors.entries))
     entry = next(e for e in app.errors.entries if e.what == what)
     assert entry.message == "KeyError: 'injected'" and "Traceback" in entry.details and "injected" in entry.details
-    assert any(n.message.startswith(f"{what} failed: KeyError: 'injected'") for n in app._notifications)
+    assert any(message.startswith(f"{what} failed: KeyError: 'injected'") for message in app.told)
     assert isinstance(app.screen, screen_type)
 
 
