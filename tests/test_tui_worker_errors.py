@@ -85,7 +85,8 @@ async def test_the_run_screens_metrics_worker(monkeypatch):
     monkeypatch.setattr("n2f_tui.screens.run_live.engine_metrics", injected)
     async with inspector("done") as (app, pilot):
         await shown(app, pilot, "live metrics", RunScreen)
-        assert app.screen.metrics == {"report error": "'injected'"}  # and the header says so
+        # and the header says so, once the worker has handed its figures over (just after the log entry)
+        await until(pilot, lambda: app.screen.metrics == {"report error": "'injected'"})
 
 
 async def test_the_editors_rerun_worker(monkeypatch):

@@ -16,7 +16,6 @@ from __future__ import annotations
 from rich.console import Group, RenderableType
 from rich.table import Table as RichTable
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -27,6 +26,7 @@ from textual.widgets.option_list import Option
 from n2f_tui.itemview import Extent, gold_parts, heading, output_parts, prompt_parts, structured, view_parts
 from n2f_tui.render import Fold, render_view, safe_text
 from n2f_tui.screens.dialogs import ChoiceDialog
+from n2f_tui.workers import guarded_work
 from sessions import api
 from sessions.labels import ItemLabels, RunLabels, store_labels
 from sessions.store import RunStore
@@ -130,6 +130,7 @@ class AdjudicationScreen(Screen[None]):
         self.queue: list[str] = []
         self.draft: set[str] = set()
         self.details: dict[str, api.ItemDetail] = {}  # item id -> its detail, judged once by the worker
+        self.open_when_read: str | None = None  # Enter came before the item's detail was read
         self.case_shown = ""  # the item whose case the pane shows
 
     def compose(self) -> ComposeResult:
@@ -178,6 +179,8 @@ class AdjudicationScreen(Screen[None]):
             self.show_case(item.item)
 
     def show_case(self, item_id: str) -> None:
+        if self.open_when_read != item_id:  # the cursor moved on: that Enter was for another item
+            self.open_when_read = None
         case = self.query_one("#adjudicate-case", Static)
         detail = self.details.get(item_id)
         if detail is None:
@@ -186,7 +189,7 @@ class AdjudicationScreen(Screen[None]):
             return
         case.update(Group(*item_case(detail, FOLDED)))
 
-    @work(thread=True, exclusive=True, group="case", exit_on_error=False)
+    @guarded_work(thread=True, exclusive=True, group="case")
     def load_detail(self, item_id: str) -> None:
         index = self.store.find_item(item_id)
         if index is None:
@@ -198,6 +201,9 @@ class AdjudicationScreen(Screen[None]):
         self.details[item_id] = detail
         if self.case_shown == item_id:
             self.show_case(item_id)
+            if self.open_when_read == item_id:
+                self.open_when_read = None
+                self.app.push_screen(ItemScreen(detail))
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         self.show()
@@ -209,8 +215,10 @@ class AdjudicationScreen(Screen[None]):
         """The whole item, once its detail is read (the queue keeps its place meanwhile)."""
         item = self.current
         detail = self.details.get(item.item) if item is not None else None
-        if detail is None:
-            self.notify("the item is still being read", timeout=1.5)
+        if detail is None:  # opened as soon as it is read, unless the cursor moves on first
+            self.open_when_read = item.item if item is not None else None
+            if item is not None:
+                self.notify("reading the item: it opens when read", timeout=1.5)
             return
         self.app.push_screen(ItemScreen(detail))
 
