@@ -46,12 +46,8 @@ def write_replay(engine: str, path: Path, huge: int) -> int:
 
 
 
-RGP_OPEN = pytest.mark.skip(reason="open (issue 24): rgp's hostile replay still runs past 400 s after the estimator "
-                                   "fix; skipped rather than xfail so it does not hold a CI worker for 900 s")
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("engine", [*ENGINES[:-1], pytest.param("rgp", marks=RGP_OPEN)])
+@pytest.mark.parametrize("engine", ENGINES)
 def test_deep_long_and_100_mb_replies_finish_the_run_and_every_item_opens(engine, tmp_path):
     replay = tmp_path / "hostile.jsonl"
     count = write_replay(engine, replay, HUGE)

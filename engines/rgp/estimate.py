@@ -36,7 +36,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping, Sequence
 
 from engines.parsing import shorten
 from engines.rgp.grids import K, LETTERS, component_of
@@ -195,11 +195,17 @@ def variable_spaces(pairs: Iterable[tuple[str, str]]) -> dict[str, Space]:
         if left not in store and not left.isidentifier():
             compound.append(left)
         store[left] = union(store[left], own) if left in store else own
-        mentioned = {w for w in WORD.findall(right) if w in store}
-        mentioned.update(name for name in compound if _mentions(right, name))
-        for name in mentioned:
+        for name in _mentioned(right, store, compound):
             store[left] = union(store[left], store[name])
     return store
+
+
+def _mentioned(text: str, store: Mapping[str, Space], compound: Sequence[str]) -> set[str]:
+    """The names of ``store`` that ``text`` mentions, as ``_mentions`` would find them: plain identifiers
+    through the text's word runs (a set lookup), only ``compound`` names by search."""
+    found = {w for w in WORD.findall(text) if w in store}
+    found.update(name for name in compound if _mentions(text, name))
+    return found
 
 
 # --------------------------------------------------------------------- result
@@ -292,6 +298,7 @@ def estimate(program: str) -> Estimate:
 def _line_tree(code: str, store: dict[str, Space]) -> _Line:
     root = _Line("", -1, EMPTY, 0)
     nodes = [root]
+    compound = [name for name in store if not name.isidentifier()]
     ifs: list[tuple[int, Space]] = [(-1, EMPTY)]
     for raw in code.split("\n"):
         raw = raw.rstrip()
@@ -301,9 +308,8 @@ def _line_tree(code: str, store: dict[str, Space]) -> _Line:
         text = raw.lstrip()
         literals = string_literals(text)
         space = _freeze(_letters("".join(literals)))
-        for name, var_space in store.items():
-            if _mentions(text, name):
-                space = union(space, var_space)
+        for name in _mentioned(text, store, compound):
+            space = union(space, store[name])
         while indent < ifs[-1][0]:
             ifs.pop()
         if text.startswith("if"):
