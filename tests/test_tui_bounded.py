@@ -15,7 +15,7 @@ OVER_THE_CAP = 2_000_000  # characters: over the readers' bound, as the 100 MB r
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("engine", ["compost", "dedc", "logic", "robogrid"])
+@pytest.mark.parametrize("engine", ["compost", "dedc", "logic", "robogrid", "rgp"])
 async def test_the_detail_opens_every_hostile_item(engine, tmp_path):
     _, _, items = api.build_items(engine, [], 0)
     pairs = hostile(lambda i: items[i], engine, OVER_THE_CAP)
