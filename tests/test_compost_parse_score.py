@@ -249,3 +249,8 @@ def test_views_show_the_parse_tree_aligned_triples_results_and_sub_patterns():
     assert [c["label"] for c in tree["children"]] == ["2 edge(s)", "1 edge(s)"]
     diagnosis = ENGINE.score(item(), ["Sure: " + QUERY], with_views=True)
     assert any("as it would have been read" in view.title for view in diagnosis.views)
+
+
+def test_a_control_character_the_grammar_does_not_skip_is_a_syntax_error_naming_it():
+    v = ENGINE.score(item(), ["SELECT?0\x1f0"])  # found by hypothesis: U+001F is whitespace to Python, not to SPARQL
+    assert v.status == "unparseable" and "'\\x1f'" in v.tags[0].evidence

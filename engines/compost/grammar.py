@@ -23,7 +23,9 @@ GRAMMAR_PATH = Path(__file__).with_name("sparql.lark")
 TABLES_PATH = Path(__file__).parent / "data" / "sparql_lalr.bin"
 OPTIONS = {"parser": "lalr", "lexer": "basic", "start": "start"}
 MAX_EXPECTED = 8  # expected terminals named in an error message
-_WORD = re.compile(r"\S{1,20}")  # what an error shows of the text where no terminal matches
+# What an error shows of the text where no terminal matches: a word, or the one character (U+001F and the
+# like are whitespace to Python's \S but not to the grammar)
+_WORD = re.compile(r"\S{1,20}|.", re.DOTALL)
 
 
 class SparqlSyntaxError(ValueError):
