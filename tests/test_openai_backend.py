@@ -203,7 +203,7 @@ async def test_malformed_replies(stub, behaviour, reason, transport):
 
 async def test_concurrent_calls_are_not_capped_by_the_client(stub):
     """-j is the one limit: the SDK's connection pool must not queue calls behind it."""
-    stub.push(*["slow:0.5"] * 64)
+    stub.push(*["slow:2"] * 64)  # long enough that every call is sent before the first returns, under load too
     backend = make_backend(stub)
     try:
         results = await asyncio.gather(*(backend.complete(request(f"q{i}")) for i in range(64)))
