@@ -1,10 +1,10 @@
 """Comparing an output's basic graph pattern with the gold's, up to variable names.
 
-``isomorphic`` is the structural verdict for official items without an endpoint: the
-output's triples, read modulo the DBpedia property facts of ``ontology.py`` (the same fact
-with another property, from its other end, or a symmetric one either way round), map
-one-to-one onto the gold's under a bijective renaming of variables that sends its single
-projected variable to ``?result``, and it uses no construct that changes the answer set.
+``structural_match`` is the structural verdict for official items without an endpoint: the
+output's triples, read modulo the ``same`` properties of ``ontology.py``, map one-to-one onto
+the gold's under a bijective renaming of variables that sends its single projected variable
+to ``?result``, and it uses no construct that changes the answer set (``SAME``); a pattern
+that maps only once its inverse or symmetric properties are read the other way is ``TURNED``.
 
 ``align`` pairs output triples with gold triples for the tags and the inspector: the
 pairing and the variable renaming (output variable -> gold variable, injective) that
@@ -108,11 +108,6 @@ def structural_match(parsed: Parsed, gold: list[Triple]) -> str:
     if any(mapping(reading, want, fixed) is not None for reading in ontology.readings(parsed.triples)):
         return TURNED
     return ""
-
-
-def isomorphic(parsed: Parsed, gold: list[Triple]) -> bool:
-    """The structural verdict's "correct": the gold's pattern up to renaming and ``same`` properties."""
-    return structural_match(parsed, gold) == SAME
 
 
 @dataclass(frozen=True)

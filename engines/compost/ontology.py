@@ -3,9 +3,9 @@
 The facts are data (``data/ontology_facts.tsv``, each row with its source): ``same``
 (either property may stand for the other: ``dbp:starring`` / ``dbo:starring``), ``inverse``
 (``?x dbo:parent Y`` states ``Y dbo:child ?x``) and ``symmetric`` (``dbo:spouse`` either way
-round). ``unified`` writes each ``same`` property one way; ``canonical`` rewrites a pattern into one spelling per fact (a ``same`` property
-into the first of its row, an inverse triple into its row's first property read the other
-way); ``readings`` gives every orientation of the pattern's symmetric triples, so that two
+round). ``unified`` writes each ``same`` property one way; ``canonical`` rewrites a pattern
+into one spelling per fact (a ``same`` property into the first of its row, an inverse triple
+into its row's first property read the other way); ``readings`` gives every orientation of the pattern's symmetric triples, so that two
 patterns state the same facts when some reading of one maps onto the canonical other.
 """
 

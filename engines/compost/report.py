@@ -125,8 +125,8 @@ def aggregate(run: RunResults, against: Sequence[RunResults] = ()) -> Report:
              "compositionality_f1_def[_split] is the reading of the paper's prose."]
     if any(r.item.meta.get("source") == "official" and len(r.outputs) < 2 for r in run.results):
         notes.append("Official items were scored structurally (no endpoint): an output is correct when its "
-                     "basic graph pattern is isomorphic to the gold's up to variable names, with the same "
-                     "projection; F1 is 1 or 0. Run with -s endpoint=URL for result-set F1.")
+                     "basic graph pattern is isomorphic to the gold's up to variable names and same properties, "
+                     "with the same projection; F1 is 1 or 0. Run with -s endpoint=URL for result-set F1.")
     aside = set_aside(run.results)
     if aside:
         notes.append(f"{len(aside)} item(s) set aside (tag turned_reading): they state the gold's facts only "

@@ -78,6 +78,7 @@ def score_item(item: Item, outputs: Sequence[str], settings: CompostSettings = D
     match = structural_match(parsed, gold)
     structural = match == SAME
     execution = None
+    aside = False  # without an endpoint, facts read from their other end cannot be judged
     if len(outputs) > 1:
         execution = json.loads(outputs[1])
         side = execution["output"]
@@ -90,7 +91,8 @@ def score_item(item: Item, outputs: Sequence[str], settings: CompostSettings = D
                 tags.append(tag("empty_result", "the query returned no rows"))
     else:
         p = r = f1 = float(structural)
-        if match == TURNED:
+        aside = match == TURNED
+        if aside:
             tags.append(tag("turned_reading", TURNED_WHY))
     if parsed.forbidden and not any(t.code == "query_failed" for t in tags):
         tags.append(tag("query_failed", "refused: " + ", ".join(parsed.forbidden)))
@@ -98,7 +100,7 @@ def score_item(item: Item, outputs: Sequence[str], settings: CompostSettings = D
     if status == "correct":
         tags = [t for t in tags if t.code in KEPT_WHEN_CORRECT]
     scores = {"precision": p, "recall": r, "f1": f1, "structural": float(structural)}
-    if match == TURNED and execution is None:
+    if aside:
         scores[SET_ASIDE] = 1.0
     return _with_views(Verdict(status, scores, tags), item, parsed, execution, outputs, with_views)
 

@@ -214,11 +214,12 @@ class AdjudicationScreen(Screen[None]):
     def action_open(self) -> None:
         """The whole item, once its detail is read (the queue keeps its place meanwhile)."""
         item = self.current
-        detail = self.details.get(item.item) if item is not None else None
+        if item is None:
+            return
+        detail = self.details.get(item.item)
         if detail is None:  # opened as soon as it is read, unless the cursor moves on first
-            self.open_when_read = item.item if item is not None else None
-            if item is not None:
-                self.notify("reading the item: it opens when read", timeout=1.5)
+            self.open_when_read = item.item
+            self.notify("reading the item: it opens when read", timeout=1.5)
             return
         self.app.push_screen(ItemScreen(detail))
 
