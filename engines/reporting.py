@@ -50,6 +50,12 @@ def accuracy(results: Sequence[ItemResult]) -> float:
     return sum(r.status == "correct" for r in judged) / len(judged) if judged else 0.0
 
 
+def accuracy_interval(results: Sequence[ItemResult]) -> tuple[float, float] | None:
+    """The 95% Wilson interval of ``accuracy(results)``; None when no item is judged."""
+    judged = scored(results)
+    return wilson_interval(sum(r.status == "correct" for r in judged), len(judged)) if judged else None
+
+
 def tag_counts(results: Iterable[ItemResult]) -> dict[str, int]:
     counts: Counter[str] = Counter()
     for r in results:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from engines.core import Table
-from sessions.figures import figure
+from sessions.figures import figure, undefined_note
 
 
 def _interval(ci: Any) -> str:
@@ -26,11 +26,13 @@ def kappa_table(report: Any) -> Table | None:
     if len(report.annotators) < 2 or not report.tags:
         return None
     method = "Cohen's kappa" if len(report.annotators) == 2 else "Fleiss' kappa"
+    shown = report.tags + ([report.overall] if report.overall else [])
     rows = [[row.code if row.code != "*" else "all (pooled)", row.n, figure(row.percent.value, row.percent.ci, True),
-             figure(row.kappa.value, row.kappa.ci)] for row in report.tags + ([report.overall] if report.overall else [])]
+             figure(row.kappa.value, row.kappa.ci)] for row in shown]
     return Table(name="Agreement", title=f"{method} of {', '.join(report.annotators)} on the {report.n} item(s) all reviewed",
                  columns=["code", "n", "agree %", "kappa (95% CI)"], rows=rows,
-                 note=f"identical label sets: {figure(report.identical.value, report.identical.ci, True)} %")
+                 note=undefined_note(row.kappa for row in shown)
+                 + f"identical label sets: {figure(report.identical.value, report.identical.ci, True)} %")
 
 
 def quality_table(report: Any) -> Table:

@@ -18,6 +18,7 @@ from rich.table import Table as RichTable
 from engines import get_engine
 from engines.core import EngineError
 from n2f_tui.render import safe_text
+from sessions.figures import UNDEFINED, proportion
 from n2f_tui.widgets.style import usage_line
 
 INTERVAL = ("_ci_low", "_ci_high")
@@ -45,9 +46,9 @@ def engine_metrics(engine: str) -> tuple[tuple[re.Pattern[str], str, str, bool],
 
 def formatted(value: float, unit: str) -> str:
     if unit == "fraction":
-        return f"{100 * value:.1f}%"
+        return proportion(value)
     if unit == "percent":
-        return f"{value:.1f}%"
+        return proportion(value / 100)
     if unit == "count":
         return f"{value:,.0f}"
     if unit == "score":
@@ -75,7 +76,8 @@ def figures(engine: str, metrics: Mapping[str, Any]) -> list[Figure]:
         text = formatted(float(value), unit)
         low, high = (metrics.get(name + s) for s in INTERVAL)
         if isinstance(low, (int, float)) and isinstance(high, (int, float)):
-            text += f" [{formatted(float(low), unit)}, {formatted(float(high), unit)}]"
+            text = (proportion(float(value), (float(low), float(high))) if unit == "fraction" else
+                    text + f" [{formatted(float(low), unit)}, {formatted(float(high), unit)}]")
         out.append((not headline, order, Figure(name, label, text, headline)))
     return [figure for *_, figure in sorted(out, key=lambda entry: (entry[0], entry[1]))]
 
@@ -103,10 +105,9 @@ def render_report_head(summary: dict[str, Any], run: str | None = None, provenan
                                          if description.get("forked_from") else "")))
     head.add_row("items", safe_text(f"{summary['n']} ({counts})"))
     metrics = summary.get("metrics") or {}
-    accuracy = next((f.text for f in figures(summary["engine"], {**metrics, "accuracy": summary["accuracy"]})
-                     if f.name == "accuracy"), "")
     judged = sum(summary["counts"].get(k, 0) for k in ("correct", "wrong", "unparseable"))
-    head.add_row("accuracy", safe_text(accuracy.replace("[", "95% interval [", 1) if judged else "- (no item judged yet)"))
+    head.add_row("accuracy", safe_text(proportion(summary["accuracy"], summary.get("accuracy_ci")) if judged
+                                       else f"{UNDEFINED} (no item judged yet)"))
     review = summary.get("review") or {}
     if review.get("reviewed"):
         people = ", ".join(review.get("annotators", []))

@@ -34,8 +34,8 @@ from sessions.errors import InputError
 from sessions.labels import RunLabels, store_labels
 from sessions.fingerprint import forced_events
 from sessions.reliability import AlphaFigure, label_alphas
-from sessions.statistics import (DRAWS, Interval, Resampler, cohen_kappa, disagreeing_pairs, fleiss_from_sums,
-                                 pair_figures, quality_figures)
+from sessions.statistics import (DRAWS, KAPPA_UNDEFINED, Interval, Resampler, cohen_kappa, disagreeing_pairs,
+                                 fleiss_from_sums, pair_figures, quality_figures)
 from sessions.store import RunStore
 from sessions.study import load as load_study
 
@@ -46,6 +46,7 @@ Sets = list[frozenset[str]]  # one label set per annotator, for one item
 class Figure:
     value: float | None
     ci: Interval | None = None
+    reason: str = ""  # why the figure is undefined (value None), printed beside its "—"
 
 
 @dataclass
@@ -124,7 +125,8 @@ def _figures(sampler: Resampler, columns: Sequence[Sequence[int]], stat: Callabl
         intervals = sampler.intervals(columns, stat)
     else:  # every column zero: every draw gives the point figure
         intervals = [None if v is None else (v, v) for v in point]
-    return Figure(point[0], intervals[0]), Figure(point[1], intervals[1])
+    kappa_reason = KAPPA_UNDEFINED if point[1] is None and point[0] is not None else ""
+    return Figure(point[0], intervals[0]), Figure(point[1], intervals[1], kappa_reason)
 
 
 def _code_columns(sets: Sequence[Sets], code: str) -> list[list[int]]:

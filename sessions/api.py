@@ -421,7 +421,7 @@ def build_report(store: RunStore, against: Sequence[RunStore] = ()) -> tuple[Any
 
 
 def _build_report(store: RunStore, against: Sequence[RunStore]) -> tuple[Any, dict[str, Any]]:
-    from engines.reporting import accuracy, status_counts
+    from engines.reporting import accuracy, accuracy_interval, status_counts
     from sessions.describe import describe_run
     from sessions.final_tags import load_final_results, review_summary
     from sessions.paired import paired_comparison
@@ -458,6 +458,7 @@ def _build_report(store: RunStore, against: Sequence[RunStore]) -> tuple[Any, di
         "n": int(store.meta.get("total", len(run.results))),
         "counts": counts,
         "accuracy": accuracy(run.results),
+        "accuracy_ci": accuracy_interval(run.results),  # 95% Wilson interval, the same for every engine
         **review,
         "metrics": report.metrics,
         "usage": usage,

@@ -10,11 +10,13 @@ milliseconds per figure instead of a Python loop per item.
 Conventions (the same in the point figure and in every draw):
 
 - Cohen's kappa is ``(p_o - p_e) / (1 - p_e)``; when ``p_e = 1`` (both raters gave one
-  same answer throughout, so ``p_o = 1``) it is 1.0.
+  same answer throughout, so ``p_o = 1``: typically a code nobody used) it is undefined
+  (None, printed "—" with ``KAPPA_UNDEFINED`` as the reason), not 1: 0/0 says nothing
+  about agreement, and a 1.00 there would read as perfect agreement on a code never seen.
 - Fleiss' kappa for one yes/no label over items each judged by ``m`` people, with
   ``y_i`` of them saying yes: ``P_i = (y_i(y_i-1) + (m-y_i)(m-y_i-1)) / (m(m-1))``,
   ``P = mean P_i``, ``p = sum y_i / (n m)``, ``P_e = p^2 + (1-p)^2``,
-  ``kappa = (P - P_e) / (1 - P_e)`` (1.0 when ``P_e = 1``). ``P`` is also the percent
+  ``kappa = (P - P_e) / (1 - P_e)`` (undefined when ``P_e = 1``, as Cohen's). ``P`` is also the percent
   agreement for more than two people (the share of agreeing pairs of judgements).
 - The interval is the 2.5th and 97.5th percentile of the figure over the draws in
   which it is defined; None when it is defined in none.
@@ -33,6 +35,7 @@ from typing import Callable, Sequence
 
 DRAWS = 1000
 Interval = tuple[float, float]
+KAPPA_UNDEFINED = "kappa undefined: everyone gave one same answer on every item (chance agreement 1, 0/0)"
 Stat = Callable[[Sequence[int], int], tuple[float | None, ...]]  # (column sums, item count) -> figures
 
 
@@ -41,7 +44,8 @@ def ratio(num: float, den: float) -> float | None:
 
 
 def cohen_kappa(tp: int, fp: int, fn: int, tn: int) -> float | None:
-    """Cohen's kappa of a 2x2 table (rater 1 yes/no by rater 2 yes/no); None when the table is empty.
+    """Cohen's kappa of a 2x2 table (rater 1 yes/no by rater 2 yes/no); None when the table is empty
+    or both raters gave one same answer throughout (p_e = 1: 0/0).
 
     Computed on integer counts scaled by n^2, so the degenerate case p_e = 1 is detected exactly.
     """
@@ -50,7 +54,7 @@ def cohen_kappa(tp: int, fp: int, fn: int, tn: int) -> float | None:
         return None
     chance = (tp + fp) * (tp + fn) + (fn + tn) * (fp + tn)  # p_e * n^2
     if chance == n * n:
-        return 1.0
+        return None
     return (n * (tp + tn) - chance) / (n * n - chance)
 
 
@@ -62,7 +66,7 @@ def fleiss_from_sums(yes: int, agreeing_pairs: int, items: int, raters: int) -> 
     p = yes / (items * raters)
     chance = p * p + (1 - p) * (1 - p)
     if chance >= 1.0:
-        return observed, 1.0
+        return observed, None
     return observed, (observed - chance) / (1 - chance)
 
 

@@ -22,8 +22,9 @@ def test_kappa_matches_the_textbook_example():
 
 def test_kappa_edge_cases():
     assert cohen_kappa(0, 0, 0, 0) is None
-    assert cohen_kappa(0, 0, 0, 7) == 1.0  # both raters always say no
-    assert cohen_kappa(7, 0, 0, 0) == 1.0
+    assert cohen_kappa(0, 0, 0, 7) is None  # both raters always say no: p_e = 1, 0/0
+    assert cohen_kappa(7, 0, 0, 0) is None
+    assert cohen_kappa(3, 0, 0, 1) == 1.0  # perfect agreement with both answers used
     assert cohen_kappa(0, 3, 3, 0) == pytest.approx(-1.0)
     assert cohen_kappa(0, 1, 0, 3) == 0.0  # one rater constant: no agreement beyond chance
 
@@ -81,7 +82,7 @@ def test_agreement_on_a_hand_annotated_run():
     assert misuse.label == "Variable misuse"
 
     confusion = by["primitive_confusion"]  # only on item 3, which has just a note
-    assert (confusion.tp, confusion.fp, confusion.fn, confusion.tn) == (0, 0, 0, 4) and confusion.kappa == 1.0
+    assert (confusion.tp, confusion.fp, confusion.fn, confusion.tn) == (0, 0, 0, 4) and confusion.kappa is None
 
     mine = by["my_code"]
     assert mine.label == "My own code" and (mine.fn, mine.tn) == (1, 3) and mine.disagreeing == [ids[4]]
@@ -95,3 +96,24 @@ async def test_a_sim_run_without_review_has_no_agreement():
     rows, reviewed = report.quality, report.quality_n
     assert reviewed == 0
     assert rows and all(r.kappa is None and r.precision is None and r.tp + r.fp + r.fn + r.tn == 0 for r in rows)
+
+
+def test_a_code_everyone_gave_on_every_item_has_no_kappa_and_says_why():
+    """p_e = 1 (both said yes throughout): kappa is 0/0, so "—" with the reason, not 1.00."""
+    from n2f_tui.commands.study import agreement_text
+    from sessions.agreement import AgreementReport, group_figures
+    from sessions.statistics import KAPPA_UNDEFINED
+
+    sets = [[frozenset({"omission"}), frozenset({"omission"})] for _ in range(4)]
+    sets[0][1] = frozenset({"omission", "redundancy"})
+    rows, overall, identical = group_figures(sets, ["omission", "redundancy"], {}, draws=200)
+    by = {row.code: row for row in rows}
+    assert by["omission"].percent.value == 1.0
+    assert by["omission"].kappa.value is None and by["omission"].kappa.reason == KAPPA_UNDEFINED
+    # redundancy: (both, first only, second only, neither) = (0, 0, 1, 3): p_o 3/4, p_e 3/4 -> kappa 0
+    assert by["redundancy"].kappa.value == 0.0 and by["redundancy"].kappa.reason == ""
+    report = AgreementReport(["ada", "bob"], 4, rows, overall, identical, [], [], "final tags", [], 0, {})
+    text = agreement_text(report)
+    omission_line = next(line for line in text.splitlines() if line.startswith("omission"))
+    assert omission_line.split()[-1] == "—" and "1.00" not in omission_line
+    assert f"— {KAPPA_UNDEFINED}" in text.splitlines()

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import re
 
+import pytest
 from rich.console import Console
 from rich.table import Table
 
@@ -35,8 +37,21 @@ def test_report_piped_prints_every_cell_of_every_table_whole():
 def test_report_head_puts_an_interval_in_its_figure_s_unit():
     n2f("run", "dedc", "-n", "30", "-q", "--name", "tabular")
     head = n2f("report", "tabular").stdout.split("Accuracy:")[0]
-    assert re.search(r"accuracy +\d+\.\d% 95% interval \[\d+\.\d%, \d+\.\d%\]", head)
+    assert re.search(r"accuracy +\d+\.\d% \(95% CI \d+\.\d-\d+\.\d\)", head)
     assert re.search(r"P_dc +\d+\.\d%", head) and not re.search(r"\b0\.\d{3}\b", head)  # no bare fractions
+
+
+@pytest.mark.parametrize("engine", ["dedc", "logic", "compost", "robogrid", "rgp"])
+def test_every_engine_prints_accuracy_as_one_percent_with_its_wilson_interval(engine):
+    n2f("run", engine, "-n", "12", "-q", "--name", f"acc-{engine}")
+    report = json.loads(n2f("report", f"acc-{engine}", "--json").stdout)
+    correct, judged = report["counts"]["correct"], sum(report["counts"][k] for k in ("correct", "wrong", "unparseable"))
+    p, z = correct / judged, 1.959964  # Wilson (1927), written out here rather than taken from the code under test
+    centre, half = (p + z * z / (2 * judged)), z * math.sqrt(p * (1 - p) / judged + z * z / (4 * judged ** 2))
+    low, high = (max(0.0, (centre - half) / (1 + z * z / judged)), min(1.0, (centre + half) / (1 + z * z / judged)))
+    head = n2f("report", f"acc-{engine}").stdout.split("\n\n")[0]
+    expected = f"{100 * correct / judged:.1f}% (95% CI {100 * low:.1f}-{100 * high:.1f})"
+    assert re.search(r"accuracy +" + re.escape(expected), head), (expected, head)
 
 
 def test_runs_piped_prints_ids_names_and_figures_whole():
@@ -47,7 +62,7 @@ def test_runs_piped_prints_ids_names_and_figures_whole():
     assert "…" not in text
     for run in runs:
         line = next(line for line in text.splitlines() if run["id"] in line)
-        assert run["name"] in line and f"{100 * run['accuracy']:.2f}%" in line and run["created"] in line
+        assert run["name"] in line and f"{100 * run['accuracy']:.1f}%" in line and run["created"] in line
 
 
 def test_a_table_wider_than_the_terminal_prints_plain_and_whole():

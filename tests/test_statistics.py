@@ -13,7 +13,8 @@ def test_fleiss_kappa_of_a_small_table_worked_by_hand():
     # P_i = (y(y-1) + (3-y)(2-y)) / 6: 1, 1, 1/3, 1/3 -> P = 2/3; p = 6/12 = 1/2 -> P_e = 1/2;
     # kappa = (2/3 - 1/2) / (1 - 1/2) = 1/3.
     assert fleiss_kappa([3, 0, 2, 1], 3) == pytest.approx(1 / 3)
-    assert fleiss_kappa([3, 3, 0], 3) == 1.0  # unanimous on every item
+    assert fleiss_kappa([3, 3, 0], 3) == 1.0  # unanimous on every item, both answers used
+    assert fleiss_kappa([0, 0, 0], 3) is None  # nobody said yes: P_e = 1, 0/0
     assert fleiss_kappa([], 3) is None
 
 

@@ -18,6 +18,7 @@ from n2f_tui.plain import print_whole
 from n2f_tui.render import Fold, render_papers_listing, render_view, safe_text, status_text
 from sessions import api
 from sessions.errors import InputError
+from sessions.figures import proportion
 from sessions.papers import papers_listing
 from sessions.run_index import damaged_runs
 from sessions.store import RunStore, list_run_meta
@@ -104,7 +105,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
     for column in ("id", "name", "engine", "model", "changes", "done", "accuracy", "tokens", "cost", "status", "created"):
         table.add_column(column, justify="right" if column in ("tokens", "cost") else "left")
     for r in rows:
-        acc = "-" if r["accuracy"] is None else f"{100 * r['accuracy']:.2f}%"
+        acc = proportion(r["accuracy"])
         usage = r["usage"]
         tokens = f"{usage['total_tokens']:,}" if usage["total_tokens"] else "-"
         cost = "-" if usage["cost"] is None else f"${usage['cost']:.4f}"

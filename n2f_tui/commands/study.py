@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sessions.figures import figure
+from sessions.figures import figure, undefined_note
 from sessions.annotations import resolve_annotator
 from sessions.errors import InputError
 from sessions.store import RunStore
@@ -208,6 +208,7 @@ def agreement_text(report: Any) -> str:
             rows.append([row.code if row.code != "*" else "all (pooled)", str(row.n),
                          figure(row.percent.value, row.percent.ci, True), figure(row.kappa.value, row.kappa.ci)])
         out.append(columns(rows))
+        out.append(undefined_note(row.kappa for row in report.tags + ([report.overall] if report.overall else [])))
         out.append(f"identical label sets (% of {report.n}): {figure(report.identical.value, report.identical.ci, True)}\n")
         for pair in report.pairs:
             out.append(f"{pair.a} vs {pair.b}: n {pair.n}, kappa {figure(pair.kappa.value, pair.kappa.ci)}, "

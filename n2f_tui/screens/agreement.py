@@ -20,22 +20,15 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from sessions.figures import figure
+from sessions.figures import figure, undefined_note
 from n2f_tui.render import safe_text
-from sessions.agreement import AgreementReport, agreement_report
+from sessions.agreement import AgreementReport, Figure, agreement_report
+from sessions.statistics import KAPPA_UNDEFINED
 from sessions.store import RunStore
 
 QUALITY = ("code", "label", "tp", "fp", "fn", "tn", "precision", "recall", "F1", "kappa", "disagree")
 AGREE = ("code", "n", "agree %", "kappa", "disagree")
 ALPHA = ("code", "items", "labels", "Krippendorff's alpha (95% CI)")
-
-
-def fmt(value: Any) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.2f}"
-    return str(value)
 
 
 def head_text(report: AgreementReport) -> Text:
@@ -50,6 +43,11 @@ def head_text(report: AgreementReport) -> Text:
         identical = figure(report.identical.value, report.identical.ci, True)
         text.append(f"\n{len(report.annotators)} annotators on {report.n} common item(s), {method}; identical label "
                     f"sets % {identical}; adjudication queue {len(report.queue)} (d)")
+    undefined = [row.kappa for row in report.tags + ([report.overall] if report.overall else [])]
+    undefined += [Figure(row.kappa, None, KAPPA_UNDEFINED) for row in report.quality if row.tp + row.fp + row.fn + row.tn]
+    note = undefined_note(undefined)
+    if note:
+        text.append("\n" + note.rstrip("\n"), style="dim")
     if not report.quality_n:
         text.append("\nno item reviewed yet: in the run, a accepts an item's tags, t/x correct them, d marks done",
                     style="dim")
@@ -97,7 +95,7 @@ class AgreementScreen(Screen[str | None]):
         quality.add_columns(*QUALITY)
         for row in self.rows:
             cells = [row.code, row.label, row.tp, row.fp, row.fn, row.tn, figure(row.precision, row.precision_ci),
-                     figure(row.recall, row.recall_ci), figure(row.f1, row.f1_ci), fmt(row.kappa), len(row.disagreeing)]
+                     figure(row.recall, row.recall_ci), figure(row.f1, row.f1_ci), figure(row.kappa, None), len(row.disagreeing)]
             quality.add_row(*(safe_text(str(c)) for c in cells), key=row.code)
         self.fill_alpha(report)
         agree = self.query_one("#agree", DataTable)

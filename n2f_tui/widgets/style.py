@@ -18,6 +18,7 @@ from rich.text import Text
 
 from engines.core import Tag
 from n2f_tui.render import STATUS_STYLE, safe_text
+from sessions.figures import proportion
 
 GLYPH = {"correct": "✓", "wrong": "✗", "unparseable": "?", "scorer_error": "‼", "error": "!", "pending": "·"}
 AUTO_CHIP = "black on #d7875f"
@@ -53,7 +54,7 @@ def chips(auto: Iterable[Tag], manual: dict[str, str] | None = None, removed: It
 
 
 def pct(value: Any) -> str:
-    return "-" if value is None else f"{100 * float(value):.1f}%"
+    return proportion(None if value is None else float(value))
 
 
 def number(value: Any) -> str:
