@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from n2f_tui.screens.compare import CompareScreen
+from sessions import api
 from n2f_tui.screens.help import HelpScreen, key_rows
 from n2f_tui.screens.run import RunScreen
 from tui_support import inspect_run, make_run, report_text, screen_named, until
@@ -28,6 +29,15 @@ async def test_compare_two_runs_with_the_different_outcome_filter():
         side_a = compare.query_one("#cmp-a").plain
         side_b = compare.query_one("#cmp-b").plain
         assert "A: simmed" in side_a and "B: perfect" in side_b and "Output" in side_b
+        row = compare.shown[0]  # a wrong item in A: its evidence, question, output, then its views once judged
+        record = compare.records_a[row.index_a]
+        detail = api.item_detail(compare.store_a, row.index_a, record, annotations=[])
+        await until(pilot, lambda: "scoring…" not in compare.query_one("#cmp-a").plain)
+        side_a = " ".join(compare.query_one("#cmp-a").plain.split())
+        assert "Question" in side_a and "Output" in side_a
+        evidence = [t for t in record["tags"] if t.get("evidence")]
+        assert evidence and " ".join(f"{evidence[0]['code']}: {evidence[0]['evidence']}".split())[:60] in side_a
+        assert side_a.index("Question") < side_a.index("Output") < side_a.index(detail.verdict.views[0].title)
         assert compare.summary  # comparison_summary, shown in the header
         compare.action_toggle_different()
         assert len(compare.shown) == 30

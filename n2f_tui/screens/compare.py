@@ -1,5 +1,9 @@
 """Two runs over the same items, side by side, with a "different outcome" filter.
 
+Each side reads as the inspector's detail does: the verdict, final tags and the automatic
+tags' evidence, the item's question, the output, then the engine's views, drawn once a
+worker has re-judged the item (a solver may take seconds; the cursor never waits for it).
+
 The head carries the paired statistics of ``sessions.paired`` (McNemar's exact test and
 the paired bootstrap interval of each report metric's difference), worked out by a
 worker thread once the screen is up: the intervals re-run the engine's report per draw.
@@ -11,19 +15,19 @@ from typing import Any
 
 from rich.console import Group
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from n2f_tui.itemview import heading, output_parts
-from n2f_tui.render import safe_text
+from n2f_tui.itemview import heading, output_parts, question_parts, view_parts
+from n2f_tui.render import clipped, safe_text
 from n2f_tui.widgets.detail import FOLDED
 from n2f_tui.widgets.pane import Pane
 from n2f_tui.widgets.style import AUTO_CHIP, GLYPH, STATUS_STYLE, number, run_label
 from n2f_tui.widgets.vlist import VirtualList
+from n2f_tui.workers import guarded_work
 from sessions import api
 from sessions.store import RunStore
 
@@ -115,7 +119,7 @@ class CompareScreen(Screen):
         self.query_one(VirtualList).focus()
         self.work_out_paired()
 
-    @work(thread=True, exclusive=True, group="paired", exit_on_error=False)
+    @guarded_work(group="paired", exclusive=True, thread=True)
     def work_out_paired(self) -> None:
         from sessions.final_tags import load_final_results
         from sessions.paired import paired_comparison
@@ -168,7 +172,9 @@ class CompareScreen(Screen):
         return text
 
     def side(self, label: str, store: RunStore, records: dict[int, dict[str, Any]], index: Any,
-             status: Any, scores: Any, tags: Any) -> Group:
+             status: Any, scores: Any, tags: Any, detail: Any = None) -> Group:
+        """One run's side, in the inspector's reading order: the verdict with its final tags and the automatic
+        tags' evidence, the item's question, the output, then the engine's views once re-judged (``detail``)."""
         record = records.get(index) if index is not None else None
         parts: list[Any] = [heading(f"{label}: {run_label(store.meta)}")]
         parts.append(status_cell(status))
@@ -181,11 +187,22 @@ class CompareScreen(Screen):
                 chips.append_text(safe_text(f" {code} ", style=AUTO_CHIP))
                 chips.append(" ")
             parts.append(chips)
-        outputs = list((record or {}).get("outputs", []))
-        if outputs:
-            parts += output_parts(outputs, api.item_steps(store, store.item(index), outputs), FOLDED)
+        for tag in (record or {}).get("tags", []):
+            if isinstance(tag, dict) and tag.get("evidence"):
+                line = safe_text(f"{tag.get('code', '')}: ", style="bold")
+                line.append_text(clipped(tag["evidence"]))
+                parts.append(line)
         if record is None:
             parts.append(Text("(no result in this run)", style="dim"))
+            return Group(*parts)
+        outputs = list(record.get("outputs", []))
+        shown = detail or api.item_detail(store, index, record, annotations=[], scored=False)
+        parts += question_parts(shown, FOLDED)
+        parts += output_parts(outputs, shown.prompts, FOLDED)
+        if detail is None:
+            parts += [heading("Views"), Text("scoring…", style="italic")]
+        elif detail.verdict is not None:
+            parts += view_parts(detail.verdict.views, FOLDED)
         return Group(*parts)
 
     def show_current(self) -> None:
@@ -198,6 +215,24 @@ class CompareScreen(Screen):
         row = self.shown[vlist.cursor]
         a.update(self.side("A", self.store_a, self.records_a, row.index_a, row.status_a, row.scores_a, row.tags_a))
         b.update(self.side("B", self.store_b, self.records_b, row.index_b, row.status_b, row.scores_b, row.tags_b))
+        self.judge_sides(row)
+
+    @guarded_work(group="cmp-views", exclusive=True, thread=True)
+    def judge_sides(self, row: Any) -> None:
+        """Both sides re-judged from their stored outputs (a solver may take seconds), then drawn with views."""
+        details = [None if index is None or index not in records else
+                   api.item_detail(store, index, records[index], annotations=[])
+                   for store, records, index in ((self.store_a, self.records_a, row.index_a),
+                                                 (self.store_b, self.records_b, row.index_b))]
+        self.app.call_from_thread(self._judged, row, *details)
+
+    def _judged(self, row: Any, detail_a: Any, detail_b: Any) -> None:
+        if not self.shown or self.shown[self.query_one(VirtualList).cursor] is not row:
+            return  # the cursor moved on while judging
+        self.query_one("#cmp-a", Pane).update(self.side("A", self.store_a, self.records_a, row.index_a, row.status_a,
+                                                        row.scores_a, row.tags_a, detail_a), home=False)
+        self.query_one("#cmp-b", Pane).update(self.side("B", self.store_b, self.records_b, row.index_b, row.status_b,
+                                                        row.scores_b, row.tags_b, detail_b), home=False)
 
     def on_virtual_list_highlighted(self, event: VirtualList.Highlighted) -> None:
         self.show_current()
