@@ -51,8 +51,8 @@ from lark.lexer import Lexer
 from engines.robogrid.ast_builder import AstBuilder
 from engines.robogrid.lexicon import Lexicon
 from engines.robogrid.nodes import ITEM_BASES, ITEM_PATTERN, Program
+from engines.robogrid.settings import STYLES
 
-STYLES = ("block", "c", "sexpr")
 MAX_NESTING = 100  # open brackets at once; generated programs need < 40
 MAX_DIGITS = 9  # longest number literal (generated literals are single digits)
 UNKNOWN_WORD, UNKNOWN_CHAR = "UNKNOWN_WORD", "UNKNOWN_CHAR"
