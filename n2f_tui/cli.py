@@ -1,7 +1,10 @@
 """The ``n2f`` command: headless runs, reports, exports; one clear line on bad input.
 
-The commands live in ``n2f_tui.commands`` by group; asyncio is imported by the commands
-that run something, so reading a run starts faster.
+The commands live in ``n2f_tui.commands`` by group. A command pays only for its own group:
+the parser is built with the group of the command given (``SUMMARIES`` names it without
+importing anything) and lists the other commands by their one-line help, so ``n2f --help``
+imports no engine, no store and no rich. Plugins are loaded, and a broken one named, once a
+command runs; asyncio is imported by the commands that run something.
 """
 
 from __future__ import annotations
@@ -10,23 +13,22 @@ import argparse
 import os
 import sys
 import warnings
+from importlib import import_module
+from types import ModuleType
 from typing import Any, NoReturn, Sequence
 
-from engines import problems as engine_problems
-from engines.core import EngineError
-from n2f_tui.commands import about, reading, running, study, upkeep
+from n2f_tui.commands import GROUPS, SUMMARIES
 from n2f_tui.commands.examples import add_examples
-from n2f_tui.render import safe_text
-from sessions.collector import freeze_for_exit
 from sessions.errors import InputError, N2FError
-from sessions.redact import redact
-from sessions.models import problems as backend_problems
 
-COMMANDS = {**running.COMMANDS, **reading.COMMANDS, **upkeep.COMMANDS, **study.COMMANDS, **about.COMMANDS}
+EVERY = "*"  # build_parser: every group's parsers (completion, the conventions test, the help of bare `n2f`)
 
 
 def one_line(message: str) -> str:
     """Errors are one line: newlines and control characters from data must not break that; keys are redacted."""
+    from n2f_tui.render import safe_text
+    from sessions.redact import redact
+
     return " ".join(safe_text(redact(message)).plain.split())
 
 
@@ -61,14 +63,32 @@ class VersionAction(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> Parser:
+def group(name: str) -> ModuleType:
+    return import_module(f"n2f_tui.commands.{name}")
+
+
+def build_parser(command: str | None = EVERY) -> Parser:
+    """The parser, with full parsers for ``command``'s group (every group for ``EVERY``); the other
+    commands are listed by their one-line help (a command is always parsed by its own group)."""
     parser = Parser(prog="n2f", description="Inspect natural-to-formal benchmarks: run, score, report.")
     parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command", parser_class=Parser)
-    for group in (running, reading, upkeep, study, about):
-        group.add_parsers(sub)
+    wanted = SUMMARIES.get(command or "", ("", ""))[0]
+    for name in GROUPS:
+        if command == EVERY or name == wanted:
+            group(name).add_parsers(sub)
+        else:
+            for listed, (owner, line) in SUMMARIES.items():
+                if owner == name:
+                    sub.add_parser(listed, help=line)
     add_examples(parser)
     return parser
+
+
+def command_of(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` names: its first word that is not an option (the top level has no option
+    taking a value)."""
+    return next((word for word in argv if not word.startswith("-")), None)
 
 
 def complete(parser: argparse.ArgumentParser) -> None:
@@ -81,24 +101,44 @@ def complete(parser: argparse.ArgumentParser) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     warnings.showwarning = warning_line
+    words = sys.argv[1:] if argv is None else list(argv)
     try:
-        parser = build_parser()
+        parser = build_parser(EVERY if "_ARGCOMPLETE" in os.environ else command_of(words))
         complete(parser)
-        for line in engine_problems() + backend_problems():  # a broken plugin is named once; the others work
-            print(f"n2f: warning: {one_line(line)}", file=sys.stderr)
-        args = parser.parse_args(argv)
+        args = parser.parse_args(words)
+        warn_about_plugins()
         if args.command is None:
-            return upkeep.cmd_tui(args)
-        return COMMANDS[args.command](args)
-    except (N2FError, EngineError) as exc:
-        print(f"n2f: error: {one_line(str(exc))}", file=sys.stderr)
-        return getattr(exc, "exit_code", 2)
+            return group("upkeep").cmd_tui(args)
+        return group(SUMMARIES[args.command][0]).COMMANDS[args.command](args)
     except KeyboardInterrupt:
         print("n2f: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         sys.stderr.close()
         return 0
+    except Exception as exc:
+        if not users_error(exc):
+            raise
+        print(f"n2f: error: {one_line(str(exc))}", file=sys.stderr)
+        return getattr(exc, "exit_code", 2)
+
+
+def users_error(exc: Exception) -> bool:
+    """An error meant for the user (one line, no traceback): the project's, or an engine's settings."""
+    if isinstance(exc, N2FError):
+        return True
+    from engines.core import EngineError
+
+    return isinstance(exc, EngineError)
+
+
+def warn_about_plugins() -> None:
+    """A broken engine or backend plugin is named once, in one line; the others work."""
+    from engines import problems as engine_problems
+    from sessions.models import problems as backend_problems
+
+    for line in engine_problems() + backend_problems():
+        print(f"n2f: warning: {one_line(line)}", file=sys.stderr)
 
 
 def entry() -> None:
@@ -106,6 +146,8 @@ def entry() -> None:
     the interpreter's last full collection would walk every object (0.2 s after a compost run) to free
     memory the exit frees anyway. Workers and files are closed by then (atexit, the stores)."""
     code = main()
+    from sessions.collector import freeze_for_exit
+
     freeze_for_exit()
     sys.exit(code)
 

@@ -125,3 +125,20 @@ def test_read_only_commands_work_whatever_the_config_says_about_running(n2f_home
     assert json.loads(n2f("show", "before", "1", "--json").stdout)["record"]
     refused = n2f("run", "dedc", "-n", "1", check=False)  # running does need it
     assert refused.returncode == 2 and "concurrency must be an integer" in refused.stderr
+
+
+def test_the_top_level_help_pays_for_no_command_group():
+    """``n2f --help`` lists every command from the light table and imports none of their groups: no
+    engine, no store, no rich (0.33 s of CPU before, 7x a bare interpreter; the figure is in the notes)."""
+    probe = ("import sys\nfrom n2f_tui.cli import main\n"
+             "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+             "heavy = ('engines', 'sessions.api', 'sessions.store', 'rich', 'textual', 'importlib.metadata', 'asyncio')\n"
+             "print('LOADED', [m for m in heavy if m in sys.modules])\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+    help_text, loaded = done.stdout.rsplit("LOADED", 1)
+    assert loaded.strip() == "[]"
+    from n2f_tui.commands import SUMMARIES
+
+    for command, (_, line) in SUMMARIES.items():
+        assert command in help_text and line.split()[0] in help_text

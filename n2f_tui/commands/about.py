@@ -16,6 +16,7 @@ from rich.table import Table
 
 from engines import engine_names, get_engine
 from engines.core import describe_settings
+from n2f_tui.commands import summary
 from n2f_tui.commands.common import engine_completer, out
 from n2f_tui.plain import print_whole
 from n2f_tui.render import safe_text
@@ -25,11 +26,11 @@ SHELLS = ("bash", "zsh", "fish")
 
 def add_parsers(sub: Any) -> None:
     """settings, completion."""
-    p = sub.add_parser("settings", help="an engine's settings: type, default, allowed values, meaning")
+    p = sub.add_parser("settings", help=summary("settings"))
     p.add_argument("engine", help=f"one of: {', '.join(engine_names())}").completer = engine_completer  # type: ignore[attr-defined]
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("completion", help="print the shell completion script for bash, zsh or fish")
+    p = sub.add_parser("completion", help=summary("completion"))
     p.add_argument("shell", choices=SHELLS)
 
 

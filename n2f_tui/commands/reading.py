@@ -12,6 +12,7 @@ from rich.panel import Panel
 from rich.table import Table
 
 from engines import engine_names
+from n2f_tui.commands import summary
 from n2f_tui.commands.common import err, out, print_report
 from n2f_tui.itemview import Extent, gold_parts, output_parts, prompt_parts, view_parts
 from n2f_tui.plain import print_whole
@@ -29,14 +30,14 @@ EXPORT_FORMATS = ("jsonl", "csv", "parquet", "inspect")
 
 def add_parsers(sub: Any) -> None:
     """papers, runs, report, show, export."""
-    p = sub.add_parser("papers", help="the papers' published figures on record: table, setting, models, metrics")
+    p = sub.add_parser("papers", help=summary("papers"))
     p.add_argument("engine", nargs="?", help=f"one of: {', '.join(engine_names())} (default: all)")
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("runs", help="list the runs in the store")
+    p = sub.add_parser("runs", help=summary("runs"))
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("report", help="a run's report: the paper's tables")
+    p = sub.add_parser("report", help=summary("report"))
     p.add_argument("run")
     p.add_argument("--against", nargs="+", default=[], metavar="RUN",
                    help="runs to compare with (e.g. D_c/D_d, deltas; McNemar's test and paired intervals on matched items)")
@@ -44,13 +45,13 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--format", default="text", choices=("text", "md", "latex", "csv"),
                    help="the tables for a paper: Markdown, LaTeX (booktabs) or CSV")
 
-    p = sub.add_parser("show", help="one item of a run: prompt, output, verdict, views")
+    p = sub.add_parser("show", help=summary("show"))
     p.add_argument("run")
     p.add_argument("item", help="item id or 1-based position")
     p.add_argument("--full", action="store_true", help="every table row, tree node, line and tool result (default: folded)")
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("export", help="export runs, one row per item (or an Inspect AI log of one run)")
+    p = sub.add_parser("export", help=summary("export"))
     p.add_argument("runs", nargs="+", metavar="RUN", help="one or more runs: their rows go to one file, a run column each")
     p.add_argument("--format", choices=EXPORT_FORMATS, required=True,
                    help="jsonl | csv | parquet (the [parquet] extra) | inspect (the [inspect] extra: a .eval log)")

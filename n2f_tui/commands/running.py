@@ -17,6 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from engines import get_engine
 from engines.core import Item
+from n2f_tui.commands import summary
 from n2f_tui.commands.common import budget_options, engine_options, err, print_report, service_of, service_options
 from n2f_tui.widgets.style import usage_line
 from sessions import api
@@ -26,7 +27,7 @@ from sessions.store import RunStore
 
 def add_parsers(sub: Any) -> None:
     """run, items, score."""
-    p = sub.add_parser("run", help="run a benchmark headless")
+    p = sub.add_parser("run", help=summary("run"))
     engine_options(p)
     p.add_argument("-m", "--model", default=None, help="sim[:k=v,...] | oracle | replay:FILE | local[:PATH.gguf] | openai:MODEL[@URL]")
     p.add_argument("-n", "--limit", type=int, default=None, help="only the first N items")
@@ -39,10 +40,10 @@ def add_parsers(sub: Any) -> None:
     budget_options(p)
     service_options(p)
 
-    p = sub.add_parser("items", help="print the items as JSON lines")
+    p = sub.add_parser("items", help=summary("items"))
     engine_options(p)
 
-    p = sub.add_parser("score", help="score one item's outputs; prints the verdict as JSON")
+    p = sub.add_parser("score", help=summary("score"))
     p.add_argument("engine")
     p.add_argument("--item", required=True, help="a file holding one item as printed by n2f items")
     p.add_argument("--output", action="append", required=True, help="a file with the model output of one step")

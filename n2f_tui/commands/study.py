@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from n2f_tui.commands import summary
 from sessions.figures import figure, undefined_note
 from sessions.annotations import resolve_annotator
 from sessions.errors import InputError
@@ -19,13 +20,13 @@ from sessions.store import RunStore
 
 
 def add_parsers(sub: Any) -> None:
-    p = sub.add_parser("pack", help="a run as one file for another machine (items, outputs, results, study, annotations)")
+    p = sub.add_parser("pack", help=summary("pack"))
     p.add_argument("run")
     p.add_argument("-o", "--out", required=True, metavar="FILE")
-    p = sub.add_parser("unpack", help="install a packed run into this home under the same run id")
+    p = sub.add_parser("unpack", help=summary("unpack"))
     p.add_argument("file")
 
-    p = sub.add_parser("study", help="a reproducible sample of a run's items for people to label")
+    p = sub.add_parser("study", help=summary("study"))
     study = p.add_subparsers(dest="study_command", required=True)
     c = study.add_parser("create", help="draw the study's items (the same options give the same items anywhere)")
     c.add_argument("run")
@@ -38,7 +39,7 @@ def add_parsers(sub: Any) -> None:
     s.add_argument("run")
     s.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("annotations", help="move one person's annotation events between machines; settle labels")
+    p = sub.add_parser("annotations", help=summary("annotations"))
     ann = p.add_subparsers(dest="annotations_command", required=True)
     e = ann.add_parser("export", help="the events as JSON lines (one person's with --annotator)")
     e.add_argument("run")
@@ -55,7 +56,7 @@ def add_parsers(sub: Any) -> None:
     t.add_argument("codes", nargs="*")
     t.add_argument("--annotator", default=None, help="the adjudicator (default: config, else login name)")
 
-    p = sub.add_parser("agreement", help="agreement between annotators, adjudication queue, tagger quality")
+    p = sub.add_parser("agreement", help=summary("agreement"))
     p.add_argument("run")
     p.add_argument("--annotators", default="", help="comma-separated names (default: everyone who reviewed)")
     p.add_argument("--against", default=None, metavar="NAME", help="measure the tagger against this annotator")

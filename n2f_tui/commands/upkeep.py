@@ -9,6 +9,7 @@ from typing import Any
 from rich.table import Table
 
 from engines import engine_names
+from n2f_tui.commands import summary
 from n2f_tui.commands.common import budget_options, err, out, service_of, service_options
 from n2f_tui.commands.running import drive, finish_run, watch
 from n2f_tui.plain import print_whole
@@ -21,7 +22,7 @@ from sessions.store import RunStore
 
 def add_parsers(sub: Any) -> None:
     """resume, smoke, rescore, bench, tui."""
-    p = sub.add_parser("resume", help="finish a run that was cut off, retry items in status error")
+    p = sub.add_parser("resume", help=summary("resume"))
     p.add_argument("run")
     p.add_argument("-j", "--concurrency", type=int, default=None)
     p.add_argument("--json", action="store_true")
@@ -29,7 +30,7 @@ def add_parsers(sub: Any) -> None:
     budget_options(p)
     service_options(p)
 
-    p = sub.add_parser("smoke", help="a small seeded sample of every engine through one model, one table")
+    p = sub.add_parser("smoke", help=summary("smoke"))
     p.add_argument("-m", "--model", default=None, help="the model to check (as for run)")
     p.add_argument("-n", "--limit", type=int, default=10, help="items per engine (default 10)")
     p.add_argument("--seed", type=int, default=api.DEFAULT_SEED)
@@ -40,10 +41,10 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="print the rows as JSON")
     service_options(p)
 
-    p = sub.add_parser("rescore", help="re-score stored outputs with the current scorer (no model calls)")
+    p = sub.add_parser("rescore", help=summary("rescore"))
     p.add_argument("run")
 
-    p = sub.add_parser("bench", help="measure each engine's items/s and memory, and concurrency against a slow stub")
+    p = sub.add_parser("bench", help=summary("bench"))
     p.add_argument("--engine", dest="engines", action="extend", nargs="+", default=[], metavar="NAME",
                    help=f"only these engines (default: all of {', '.join(engine_names())})")
     p.add_argument("-n", "--limit", type=int, default=None, help="at most N items per engine")
@@ -54,7 +55,7 @@ def add_parsers(sub: Any) -> None:
                    help="the SDK's HTTP transport to measure (repeatable; default both)")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
 
-    p = sub.add_parser("cache", help="the response cache: what it holds, and clearing it")
+    p = sub.add_parser("cache", help=summary("cache"))
     cache = p.add_subparsers(dest="cache_command", required=True, parser_class=type(p))
     q = cache.add_parser("info", help="where the cache is, how many replies per model, how old")
     q.add_argument("--json", action="store_true")
@@ -62,7 +63,7 @@ def add_parsers(sub: Any) -> None:
     q.add_argument("--model", default=None, metavar="M", help="only this model's replies (its name as sent, e.g. gpt-4o-mini)")
     q.add_argument("--older-than", default=None, metavar="AGE", help="only replies older than AGE (7d, 12h, 30m)")
 
-    p = sub.add_parser("tui", help="the inspector (what bare `n2f` opens), optionally on one run")
+    p = sub.add_parser("tui", help=summary("tui"))
     p.add_argument("run", nargs="?", default=None, help="a run id, name, unique id prefix or `last`")
     p.add_argument("--blind", action="store_true", help="label without seeing automatic tags (b toggles)")
     p.add_argument("--annotator", default=None, help="the name your annotation events carry")
