@@ -14,6 +14,8 @@ modules load in ``Engine.load_parts``), so importing all of them to list them st
 
 from __future__ import annotations
 
+from typing import Any
+
 from engines.contract import Engine, declaration_problems
 from engines.core import SettingsError
 from engines.plugins import Loaded, load_group
@@ -33,7 +35,7 @@ def _registry() -> Loaded:
     return _loaded
 
 
-def _engines() -> dict[str, Engine]:
+def _engines() -> dict[str, Engine[Any]]:
     return _registry().found
 
 
@@ -46,10 +48,10 @@ def problems() -> list[str]:
     return _registry().lines()
 
 
-def get_engine(name: str) -> Engine:
+def get_engine(name: str) -> Engine[Any]:
     """The engine registered under ``name``; SettingsError names the known ones otherwise."""
     registry = _registry()
-    found = registry.found
+    found: dict[str, Engine[Any]] = registry.found
     if name not in found:
         if registry.problem(name):
             raise SettingsError(registry.problem(name))

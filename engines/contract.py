@@ -26,14 +26,16 @@ from typing import Any, Callable, ClassVar, Generic, Literal, Mapping, Protocol,
 
 from engines import replies
 from engines.core import (LENIENT, SCORER_ERROR, STRICT, UNJUDGED, EngineError, Item, Message, Report, RunResults,
-                          SettingsError, SimOptions, Step, Tag, TagType, Verdict, View)
+                          SettingsError, SimOptions, Status, Step, Tag, TagType, Verdict, View)
 from engines.papers import PaperRecord
 from engines.parsing import shorten
 from engines.taxonomy import UNPARSEABLE
 
 
 class ModelSettings(Protocol):
-    """What every engine's settings hold for its model steps."""
+    """What every engine's settings hold for its model steps (a dataclass, so ``dataclasses.replace`` applies)."""
+
+    __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
 
     @property
     def temperature(self) -> float: ...
@@ -111,7 +113,7 @@ class Engine(ABC, Generic[S]):
         """The next call to make given the outputs so far, or None when the item is done."""
 
     @abstractmethod
-    def list_score(self, status: str, scores: Mapping[str, float]) -> float | None:
+    def list_score(self, status: Status, scores: Mapping[str, float]) -> float | None:
         """The one number the inspector's list shows and sorts by, in [0, 1]; None when the
         item has none (not scored). Monotone with the status: a wrong item of this engine
         never scores above a correct one."""
@@ -297,7 +299,8 @@ def declaration_problems(engine: object, name: str) -> list[str]:
         if not isinstance(getattr(engine, attribute, None), str) or not getattr(engine, attribute):
             found.append(f"{attribute} must be a non-empty string")
     settings = getattr(engine, "settings_type", None)
-    if not (isinstance(settings, type) and dataclasses.is_dataclass(settings) and settings.__dataclass_params__.frozen):
+    frozen = getattr(getattr(settings, "__dataclass_params__", None), "frozen", False)
+    if not (isinstance(settings, type) and dataclasses.is_dataclass(settings) and frozen):
         found.append("settings_type must be a frozen dataclass")
     if not isinstance(engine.model_steps, int) or engine.model_steps < 1:
         found.append("model_steps must be an integer of at least 1")

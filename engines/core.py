@@ -12,12 +12,12 @@ import math
 import types
 import typing
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, Mapping, Sequence, TypeVar, get_args, overload
+from typing import Any, Final, Generic, Literal, Mapping, Sequence, TypeVar, get_args, overload
 
-SCORER_ERROR = "scorer_error"  # the engine failed to judge the item: rescore judges it again
 Status = Literal["correct", "wrong", "unparseable", "scorer_error", "error"]  # error: the infrastructure failed (resume)
 STATUSES: tuple[Status, ...] = get_args(Status)
-UNJUDGED = ("error", SCORER_ERROR)  # not judgements of the model: left out of accuracy and the tables
+SCORER_ERROR: Final = "scorer_error"  # the engine failed to judge the item: rescore judges it again
+UNJUDGED: tuple[Status, ...] = ("error", SCORER_ERROR)  # not judgements of the model: left out of accuracy and the tables
 
 
 class EngineError(Exception):
@@ -287,11 +287,11 @@ def extract_field() -> Any:
 
 
 
-def settings_fields(cls: type) -> list[dataclasses.Field]:
+def settings_fields(cls: type) -> list[dataclasses.Field[Any]]:
     return [f for f in dataclasses.fields(cls) if f.init]
 
 
-def _resolve_type(cls: type, f: dataclasses.Field) -> Any:
+def _resolve_type(cls: type, f: dataclasses.Field[Any]) -> Any:
     hints = typing.get_type_hints(cls)
     return hints.get(f.name, str)
 
@@ -373,7 +373,7 @@ def describe_settings(cls: type) -> list[dict[str, Any]]:
             allowed = f"{'' if lo is None else lo}..{'' if hi is None else hi}"
         else:
             allowed = "any"
-        default = f.default_factory() if f.default is dataclasses.MISSING else f.default  # type: ignore[misc]
+        default = f.default if f.default_factory is dataclasses.MISSING else f.default_factory()
         rows.append({"name": f.name, "type": getattr(tp, "__name__", str(tp)), "default": default,
                      "allowed": allowed, "help": f.metadata.get("help", "")})
     return rows

@@ -91,5 +91,5 @@ def accuracy_by(results: Sequence[ItemResult], key: str) -> Table:
     return Table(name=f"by {key}", title=f"Accuracy by {key}", columns=[key, "n", "accuracy %", "95% CI"], rows=rows)
 
 
-def _natural_key(text: str) -> tuple:
+def _natural_key(text: str) -> tuple[int | str, ...]:
     return tuple(int(p) if p.isdigit() else p for p in text.replace(":", " ").replace(",", " ").split())

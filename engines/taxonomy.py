@@ -7,11 +7,12 @@ mean for its answers.
 
 from __future__ import annotations
 
-from typing import Iterator, Sequence, overload
+from typing import Final, Iterator, Sequence, overload
 
 from engines.core import Tag, TagType
 
-UNPARSEABLE, FORMAT_VIOLATION = "unparseable", "format_violation"
+UNPARSEABLE: Final = "unparseable"  # a tag code and the status of an item whose answer could not be read
+FORMAT_VIOLATION: Final = "format_violation"
 
 
 def unparseable(description: str, group: str) -> TagType:

@@ -13,7 +13,7 @@ from typing import Mapping, Sequence
 from engines.compost import prompts
 from engines.compost.settings import CompostSettings
 from engines.contract import Engine, EngineParts
-from engines.core import Item, Report, RunResults, Step
+from engines.core import Item, Report, RunResults, Status, Step
 
 SPARQL_TOOL = "sparql"
 
@@ -67,7 +67,7 @@ class CompostEngine(Engine[CompostSettings]):
         so ``with_extraction`` is not added."""
         return self.parts.aggregate(run, against, self.taxonomy())
 
-    def list_score(self, status: str, scores: Mapping[str, float]) -> float | None:
+    def list_score(self, status: Status, scores: Mapping[str, float]) -> float | None:
         """``f1`` of the result sets (structural 1 or 0 without an endpoint); correct means F1 = 1."""
         return scores.get("f1")
 

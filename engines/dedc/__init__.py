@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 from engines.contract import Engine, EngineParts
-from engines.core import Item, Step
+from engines.core import Item, Status, Step
 from engines.dedc import prompts
 from engines.dedc.settings import DedcSettings
 
@@ -36,7 +36,7 @@ class DedcEngine(Engine[DedcSettings]):
         prompt = prompts.build_prompt(item, (templates or {}).get(prompts.ANSWER))
         return self.model_step(prompts.ANSWER, prompt, settings)
 
-    def list_score(self, status: str, scores: Mapping[str, float]) -> float | None:
+    def list_score(self, status: Status, scores: Mapping[str, float]) -> float | None:
         """``correct``: 1 for a correct item, 0 otherwise (the paper's accuracies count it)."""
         return scores.get("correct")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 from engines.contract import Engine, EngineParts
-from engines.core import Item, SimOptions, Step
+from engines.core import Item, SimOptions, Status, Step
 from engines.logic import prompts
 from engines.logic.settings import LogicSettings
 
@@ -53,7 +53,7 @@ class LogicEngine(Engine[LogicSettings]):
 
         return oracle(item, step)
 
-    def list_score(self, status: str, scores: Mapping[str, float]) -> float | None:
+    def list_score(self, status: Status, scores: Mapping[str, float]) -> float | None:
         """``equivalent``: 1 when Z3 proves the round trip equivalent, else 0 (``unknown`` included)."""
         return scores.get("equivalent")
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 from engines.contract import Engine, EngineParts
-from engines.core import Item, Step
+from engines.core import Item, Status, Step
 from engines.rgp import prompts
 from engines.rgp.grids import K, U
 from engines.rgp.parse import extract_program, syntax_problem
@@ -58,7 +58,7 @@ class RgpEngine(Engine[RgpSettings]):
                    "timeout": settings.timeout}
         return Step(name=RUN, kind="tool", tool=SANDBOX_TOOL, payload=payload)
 
-    def list_score(self, status: str, scores: Mapping[str, float]) -> float | None:
+    def list_score(self, status: Status, scores: Mapping[str, float]) -> float | None:
         """The share of the 16 samples the program gets right, 1 - E/16: 1 exactly when the item is
         correct (E = 0). C(P), on 0..100, is not monotone with the status (a correct lookup table
         scores low), so it stays the compared score, not the listed one."""

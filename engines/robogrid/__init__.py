@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 from engines.contract import Engine, EngineParts
-from engines.core import Item, Step
+from engines.core import Item, Status, Step
 from engines.robogrid import prompts
 from engines.robogrid.settings import RobogridSettings
 
@@ -46,7 +46,7 @@ class RobogridEngine(Engine[RobogridSettings]):
         prompt = prompts.build_prompt(item, item_cot(item, settings), (templates or {}).get(task))
         return self.model_step(task, prompt, settings)
 
-    def list_score(self, status: str, scores: Mapping[str, float]) -> float | None:
+    def list_score(self, status: Status, scores: Mapping[str, float]) -> float | None:
         """The share of its task's levels (SVR, BER, SCR) an item reaches: 1 exactly when the top
         level, the one the status follows, holds (judge 0 or 1, a wrong goal at most 1/2, a wrong
         instruct at most 2/3)."""
