@@ -7,13 +7,14 @@ A path is the child indexes from the root (``formula.children`` order); ``replac
 from __future__ import annotations
 
 import random
+from typing import TypeVar
 
 from engines.logic.formula import Arrow, Atom, Formula, Junction, Not, Quant, children, junction
 from engines.logic.vocabulary import Vocabulary
 
 Path = tuple[int, ...]
 
-_last_nodes: tuple[Formula | None, list] = (None, [])  # every injection attempt walks the same original
+_last_nodes: tuple[Formula | None, list[tuple[Path, Formula]]] = (None, [])  # every injection attempt walks the same original
 
 
 def nodes(f: Formula) -> list[tuple[Path, Formula]]:
@@ -55,7 +56,10 @@ def replace(f: Formula, path: Path, new: Formula) -> Formula:
     return Arrow(f.op, replace(f.left, rest, new) if i == 0 else f.left, replace(f.right, rest, new) if i else f.right)
 
 
-def nodes_of(f: Formula, *kinds: type) -> list[tuple[Path, Formula]]:
+Node = TypeVar("Node", bound=Formula)
+
+
+def nodes_of(f: Formula, *kinds: type[Node]) -> list[tuple[Path, Node]]:
     return [(p, n) for p, n in nodes(f) if isinstance(n, kinds)]
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Callable, Iterable, Union
+from typing import Any, Callable, Iterable, Union
 
 AND, OR = "and", "or"
 IMPLIES, IFF = "implies", "iff"
@@ -110,7 +110,7 @@ def children(f: Formula) -> tuple[Formula, ...]:
     return _CHILDREN[type(f)](f)
 
 
-_CHILDREN = {
+_CHILDREN: dict[type, Callable[[Any], tuple[Formula, ...]]] = {
     Atom: lambda f: (),
     Equal: lambda f: (),
     Not: lambda f: (f.body,),
@@ -145,17 +145,16 @@ def measure(f: Formula) -> Measure:
     ops: Counter[str] = Counter()
     names: set[str] = set()
     for node in nodes:
-        kind = type(node)
-        if kind is Atom:
+        if isinstance(node, Atom):
             names.add(node.name)
-        elif kind is Junction:
+        elif isinstance(node, Junction):
             ops[node.op] += len(node.parts) - 1
         else:
-            ops[_OPERATOR_KEY[kind](node)] += 1
+            ops[_OPERATOR_KEY[type(node)](node)] += 1
     return Measure(len(nodes), depth(f), ops, frozenset(names))
 
 
-_OPERATOR_KEY = {
+_OPERATOR_KEY: dict[type, Callable[[Any], str]] = {
     Equal: lambda f: "equal",
     Not: lambda f: "not",
     Arrow: lambda f: f.op,

@@ -23,7 +23,7 @@ depend on ``count``. A formula too large for the parser or the solver is a setti
 from __future__ import annotations
 
 import random
-from typing import Callable
+from typing import Any, Callable
 
 from engines.core import Item, SettingsError
 from engines.logic.formula import (
@@ -88,9 +88,12 @@ def random_formula(rng: random.Random, names: tuple[str, ...], binary: int) -> F
     return build(binary)
 
 
+Shape = tuple[Any, ...]  # a matrix's skeleton: ("atom",), ("not", shape) or (AND | OR, shape, shape)
+
+
 def fol_formula(rng: random.Random, vocab: Vocabulary, ops: int) -> Formula:
     """A prenex formula with ``ops`` operators (¬, ∧, ∨) in its matrix."""
-    def shape(n: int, negated: bool) -> tuple:
+    def shape(n: int, negated: bool) -> Shape:
         if n == 0:
             return ("atom",)
         if not negated and rng.random() < FOL_NEGATION:
@@ -111,7 +114,7 @@ def fol_formula(rng: random.Random, vocab: Vocabulary, ops: int) -> Formula:
         args[rng.randrange(len(args))] = rng.choice(vocab.variables)
     feed = iter(Atom(name, tuple(args)) for name, args in atoms)
 
-    def build(node: tuple) -> Formula:
+    def build(node: Shape) -> Formula:
         if node[0] == "atom":
             return next(feed)
         if node[0] == "not":
@@ -126,7 +129,7 @@ def fol_formula(rng: random.Random, vocab: Vocabulary, ops: int) -> Formula:
     return formula
 
 
-def _count_atoms(node: tuple) -> int:
+def _count_atoms(node: Shape) -> int:
     if node[0] == "atom":
         return 1
     return sum(_count_atoms(child) for child in node[1:])
@@ -197,7 +200,7 @@ def build_items(settings: LogicSettings, seed: int) -> list[Item]:
     for i in range(settings.count):
         r = ratios[i % len(ratios)]
         m = max(1, int(r * settings.n + 0.5))
-        extra = {"ratio": r, "clauses": m, "k": settings.k, "n": settings.n}
+        extra: dict[str, object] = {"ratio": r, "clauses": m, "k": settings.k, "n": settings.n}
         if settings.dataset == "cnf":
             formula, text = _distinct(lambda rng: cnf_formula(rng, names, settings.k, m), "cnf", seed, i, seen)
         else:

@@ -42,8 +42,8 @@ after parsing (everything downstream may then recurse safely).
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Callable
+from functools import lru_cache, partial
+from typing import Any, Callable, cast
 
 import lark
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
@@ -112,44 +112,44 @@ SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 _FORALL_WORDS = frozenset(("∀", "forall", "\\forall"))
 
 
-class _Build(lark.Transformer):
+class _Build(lark.Transformer[lark.Token, Formula]):
     """Builds formula nodes while lark reduces (inline, so no recursion over the tree)."""
 
-    def neg(self, c):
+    def neg(self, c: list[Any]) -> Formula:
         return Not(c[1])
 
-    def quant(self, c):
+    def quant(self, c: list[Any]) -> Formula:
         kind = FORALL if str(c[0]).lower() in _FORALL_WORDS else EXISTS
-        body = c[2]
+        body: Formula = c[2]
         for var in reversed(c[1]):
             body = Quant(kind, var, body)
         return body
 
-    def vars(self, c):
+    def vars(self, c: list[Any]) -> list[str]:
         return [str(t) for t in c]
 
-    def eq(self, c):
+    def eq(self, c: list[Any]) -> Formula:
         return Equal(str(c[0]), str(c[2]))
 
-    def neq(self, c):
+    def neq(self, c: list[Any]) -> Formula:
         return Not(Equal(str(c[0]), str(c[2])))
 
-    def prop(self, c):
+    def prop(self, c: list[Any]) -> Formula:
         return Atom(str(c[0]))
 
-    def pred(self, c):
+    def pred(self, c: list[Any]) -> Formula:
         return Atom(str(c[0]), tuple(str(t) for t in c[1:] if t is not None))
 
-    def conj(self, c):
+    def conj(self, c: list[Any]) -> Formula:
         return junction(AND, (c[0], c[2]))
 
-    def disj(self, c):
+    def disj(self, c: list[Any]) -> Formula:
         return junction(OR, (c[0], c[2]))
 
-    def imp(self, c):
+    def imp(self, c: list[Any]) -> Formula:
         return Arrow(IMPLIES, c[0], c[2])
 
-    def iff(self, c):
+    def iff(self, c: list[Any]) -> Formula:
         return Arrow(IFF, c[0], c[2])
 
 
@@ -237,9 +237,9 @@ def _parse_text(text: str) -> Formula:
             elif ch in ")]":
                 level -= 1
     try:
-        formula = _parser().parse(text)
+        formula = cast(Formula, _parser().parse(text))  # lark types parse() as a tree; the transformer makes a Formula
     except UnexpectedInput as exc:
-        raise FormulaFailure(lambda exc=exc: _describe(exc, text), _offset(exc, text)) from None
+        raise FormulaFailure(partial(_describe, exc, text), _offset(exc, text)) from None
     except (LarkError, RecursionError) as exc:  # pragma: no cover - defensive: lark internals
         raise FormulaFailure(f"cannot parse: {exc}", 0) from None
     if depth(formula) > MAX_DEPTH:
@@ -259,7 +259,7 @@ def _offset(exc: UnexpectedInput, text: str) -> int:
 
 def _describe(exc: UnexpectedInput, text: str) -> str:
     if isinstance(exc, UnexpectedCharacters):
-        return f"unexpected character {text[exc.pos_in_stream]!r}"
+        return f"unexpected character {exc.char!r}"
     if isinstance(exc, UnexpectedToken):
         expected = sorted({_TERMINAL_TEXT.get(e, e) for e in (exc.accepts or exc.expected or ())})
         if exc.token.type == "$END":

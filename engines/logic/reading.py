@@ -61,8 +61,8 @@ def read_formula(reply: str, known: frozenset[str] = frozenset(), lenient: bool 
         found = _set_off(text, known)
         if found is not None:
             return found
-    fail, base = primary
-    return failure_at(text, base + fail.offset, fail.message)
+    failure, base = primary
+    return failure_at(text, base + failure.offset, failure.message)
 
 
 def _set_off(text: str, known: frozenset[str]) -> Reading | None:

@@ -83,28 +83,26 @@ class _Printer:
 
     def operand(self, f: Formula) -> str:
         """A node used inside another operator: compound nodes get parentheses."""
-        kind = type(f)
-        if kind is Atom and not f.args and self.extra is None:  # the common case, kept cheap
+        if isinstance(f, Atom) and not f.args and self.extra is None:  # the common case, kept cheap
             return f.name
         text = self.node(f)
-        if kind not in _SIMPLE:
+        if type(f) not in _SIMPLE:
             return f"({text})"
         return f"({text})" if self.extra is not None and self.extra(f) else text
 
     def node(self, f: Formula) -> str:
         n = self.n
-        kind = type(f)
-        if kind is Atom:
+        if isinstance(f, Atom):
             return f"{f.name}({', '.join(f.args)})" if f.args else f.name
-        if kind is Junction:
+        if isinstance(f, Junction):
             return n.binary(f.op).join([self.operand(p) for p in f.parts])
-        if kind is Not:
-            if type(f.body) is Equal:
+        if isinstance(f, Not):
+            if isinstance(f.body, Equal):
                 return f"{f.body.left}{n.unequal}{f.body.right}"
             return n.not_ + self.operand(f.body)
-        if kind is Equal:
+        if isinstance(f, Equal):
             return f"{f.left}{n.equal}{f.right}"
-        if kind is Arrow:
+        if isinstance(f, Arrow):
             return self.operand(f.left) + n.binary(f.op) + self.operand(f.right)
         body = f.body
         inner = self.node(body) if type(body) is Quant or type(body) in _SIMPLE else f"({self.node(body)})"

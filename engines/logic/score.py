@@ -236,7 +236,7 @@ def _ratio_table(results: Sequence[ItemResult]) -> Table | None:
 
 
 def _verdict_table(results: Sequence[ItemResult]) -> Table:
-    counts = Counter()
+    counts: Counter[str] = Counter()
     for r in results:
         if r.status == "correct":
             counts["equivalent"] += 1

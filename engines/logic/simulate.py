@@ -356,8 +356,8 @@ def simulate(item: Item, step: Step, outputs: tuple[str, ...] | list[str], optio
     if step.name == FS_TO_NL:
         text = describe(original, vocab)
         if code == "copied_formula":
-            formula = str(item.inputs.get("formula", ""))
-            return rng.choice((f"The formula is {formula}. In words:\n{text}", f"{text}\nFormally: {formula}"))
+            given = str(item.inputs.get("formula", ""))
+            return rng.choice((f"The formula is {given}. In words:\n{text}", f"{text}\nFormally: {given}"))
         return text
     if code == "unparseable":
         return garbage(write(original, rng), rng)
