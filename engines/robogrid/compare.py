@@ -38,6 +38,7 @@ from engines.robogrid.nodes import (
     show_expr,
 )
 
+Event = tuple[Any, ...]  # ("act", stmt), ("loop", count), ("if", cond), ELSE or END
 END, ELSE = ("end",), ("else",)
 
 
@@ -115,19 +116,17 @@ def _field(edits: list[Edit], name: str, out_value: Any, gold_value: Any, opath:
 def _stmt(o: Stmt, g: Stmt, opath: Path, gpath: Path, edits: list[Edit]) -> None:
     if type(o) is not type(g):
         edits.append(Edit("replace", "", opath, gpath, o, g))
-    elif isinstance(o, Move):
-        _field(edits, "direction", o.direction, g.direction, opath, gpath)  # type: ignore[union-attr]
-        _field(edits, "steps", o.steps, g.steps, opath, gpath)  # type: ignore[union-attr]
-    elif isinstance(o, Turn):
-        _field(edits, "direction", o.direction, g.direction, opath, gpath)  # type: ignore[union-attr]
-    elif isinstance(o, Grab):
-        _field(edits, "item", o.item, g.item, opath, gpath)  # type: ignore[union-attr]
-    elif isinstance(o, Loop):
-        assert isinstance(g, Loop)
+    elif isinstance(o, Move) and isinstance(g, Move):
+        _field(edits, "direction", o.direction, g.direction, opath, gpath)
+        _field(edits, "steps", o.steps, g.steps, opath, gpath)
+    elif isinstance(o, Turn) and isinstance(g, Turn):
+        _field(edits, "direction", o.direction, g.direction, opath, gpath)
+    elif isinstance(o, Grab) and isinstance(g, Grab):
+        _field(edits, "item", o.item, g.item, opath, gpath)
+    elif isinstance(o, Loop) and isinstance(g, Loop):
         _field(edits, "count", o.count, g.count, opath, gpath)
         _blocks(o.body, g.body, opath, gpath, "body", edits)
-    elif isinstance(o, If):
-        assert isinstance(g, If)
+    elif isinstance(o, If) and isinstance(g, If):
         _field(edits, "cond", o.cond, g.cond, opath, gpath)
         _blocks(o.then, g.then, opath, gpath, "then", edits)
         if (o.orelse is None) != (g.orelse is None):
@@ -139,9 +138,9 @@ def _stmt(o: Stmt, g: Stmt, opath: Path, gpath: Path, edits: list[Edit]) -> None
 # ---------------------------------------------------------------------- events
 
 
-def events(program: Program) -> list[tuple]:
+def events(program: Program) -> list[Event]:
     """The program in writing order: ("act", stmt), ("loop", count), ("if", cond), ELSE, END."""
-    out: list[tuple] = []
+    out: list[Event] = []
 
     def block(stmts: tuple[Stmt, ...]) -> None:
         for s in stmts:
@@ -163,14 +162,14 @@ def events(program: Program) -> list[tuple]:
     return out
 
 
-def event_text(event: tuple) -> str:
+def event_text(event: Event) -> str:
     if event[0] == "act":
         return head(event[1])
     if event[0] == "loop":
         return f"loop {show_expr(event[1])}"
     if event[0] == "if":
         return f"if {show_cond(event[1])}"
-    return event[0]
+    return str(event[0])
 
 
 def truncation(out: Program, gold: Program) -> tuple[int, int] | None:
@@ -191,7 +190,7 @@ def rescoping(out: Program, gold: Program) -> str | None:
     mine, theirs = events(out), events(gold)
     if mine == theirs or [e for e in mine if e != END] != [e for e in theirs if e != END]:
         return None
-    opened: list[tuple] = []
+    opened: list[Event] = []
     for i, (a, b) in enumerate(zip(mine, theirs)):
         if a != b:
             block = event_text(opened[-1]) if opened else "the program"

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, TypeVar
 
 from engines.robogrid.nodes import (
     AND,
@@ -53,6 +53,7 @@ from engines.robogrid.nodes import (
 )
 
 RUNAWAY_COUNT = 999_999
+Kind = TypeVar("Kind", bound=Stmt)
 
 
 @dataclass(frozen=True)
@@ -63,12 +64,12 @@ class Drifted:
     note: str
 
 
-def _statements(program: Program, want: type | tuple[type, ...] = object) -> list[tuple[Path, Stmt]]:
+def _statements(program: Program, *want: type[Kind]) -> list[tuple[Path, Kind]]:
     return [(p, s) for p, s in walk(program) if isinstance(s, want)]
 
 
-def _expressions(program: Program) -> list[tuple[Path, Stmt, Expr]]:
-    out: list[tuple[Path, Stmt, Expr]] = []
+def _expressions(program: Program) -> list[tuple[Path, Loop | Move, Expr]]:
+    out: list[tuple[Path, Loop | Move, Expr]] = []
     for path, stmt in walk(program):
         if isinstance(stmt, Loop):
             out.append((path, stmt, stmt.count))
@@ -77,8 +78,8 @@ def _expressions(program: Program) -> list[tuple[Path, Stmt, Expr]]:
     return out
 
 
-def _with_expr(stmt: Stmt, expr: Expr) -> Stmt:
-    return Loop(expr, stmt.body) if isinstance(stmt, Loop) else Move(stmt.direction, expr)  # type: ignore[union-attr]
+def _with_expr(stmt: Loop | Move, expr: Expr) -> Stmt:
+    return Loop(expr, stmt.body) if isinstance(stmt, Loop) else Move(stmt.direction, expr)
 
 
 def flatten_arithmetic(program: Program, rng: random.Random) -> Drifted | None:
@@ -120,7 +121,7 @@ def invert_predicate(program: Program, rng: random.Random) -> Drifted | None:
     """Negate a condition, drop its negation, or swap its connective (appendix A.4.2, case 1)."""
     options = []
     for path, stmt in _statements(program, If):
-        c = stmt.cond  # type: ignore[union-attr]
+        c = stmt.cond
         options.append((path, stmt, c.arg if isinstance(c, Not) else Not(c)))
         if isinstance(c, Logic):
             swapped = Logic(OR if c.op == AND else AND, c.left, c.right)
@@ -129,8 +130,8 @@ def invert_predicate(program: Program, rng: random.Random) -> Drifted | None:
     if not options:
         return None
     path, stmt, cond = rng.choice(options)
-    old = stmt.cond  # type: ignore[union-attr]
-    new_stmt = If(cond, stmt.then, stmt.orelse)  # type: ignore[union-attr]
+    old = stmt.cond
+    new_stmt = If(cond, stmt.then, stmt.orelse)
     return Drifted(splice(program, path, (new_stmt,)), f"{path_text(path)}: {show_cond(old)} written as {show_cond(cond)}")
 
 
@@ -163,18 +164,18 @@ def _reshaped(c: Cond) -> Cond | None:
 def flatten_boolean(program: Program, rng: random.Random) -> Drifted | None:
     """Rewrite a condition into an equivalent, differently nested one (appendix A.4.3, case 2)."""
     options = [(p, s, new) for p, s in _statements(program, If)
-               if (new := _reshaped(s.cond)) is not None]  # type: ignore[union-attr]
+               if (new := _reshaped(s.cond)) is not None]
     if not options:
         return None
     path, stmt, cond = rng.choice(options)
-    new_stmt = If(cond, stmt.then, stmt.orelse)  # type: ignore[union-attr]
+    new_stmt = If(cond, stmt.then, stmt.orelse)
     return Drifted(splice(program, path, (new_stmt,)),
-                   f"{path_text(path)}: {show_cond(stmt.cond)} regrouped as {show_cond(cond)}")  # type: ignore[union-attr]
+                   f"{path_text(path)}: {show_cond(stmt.cond)} regrouped as {show_cond(cond)}")
 
 
 def echo_block(program: Program, rng: random.Random) -> Drifted | None:
     """Write one statement (a control block when there is one) twice (appendix A.4.3, case 3)."""
-    found = _statements(program, (Loop, If)) or _statements(program)
+    found = _statements(program, Loop, If) or list(walk(program))
     path, stmt = rng.choice(found)
     return Drifted(splice(program, path, (stmt, stmt)), f"{path_text(path)} is written twice in a row")
 
@@ -208,8 +209,8 @@ def truncate(program: Program, rng: random.Random) -> Drifted | None:
 
 def close_early(program: Program, rng: random.Random) -> Drifted | None:
     """Close a block before its last statements, which then follow it (appendix A.4.1, case 4)."""
-    options: list[tuple[Path, Stmt, str]] = []
-    for path, stmt in _statements(program, (Loop, If)):
+    options: list[tuple[Path, Loop | If, str]] = []
+    for path, stmt in _statements(program, Loop, If):
         if isinstance(stmt, Loop) and len(stmt.body) > 1:
             options.append((path, stmt, "body"))
         elif isinstance(stmt, If):
@@ -235,7 +236,7 @@ def close_early(program: Program, rng: random.Random) -> Drifted | None:
 
 def change_action(program: Program, rng: random.Random) -> Drifted | None:
     """Another direction or item in one action: a difference no paper category names."""
-    found = _statements(program, (Move, Turn, Grab))
+    found: list[tuple[Path, Move | Turn | Grab]] = _statements(program, Move, Turn, Grab)
     if not found:
         return None
     path, stmt = rng.choice(found)
@@ -244,7 +245,7 @@ def change_action(program: Program, rng: random.Random) -> Drifted | None:
     elif isinstance(stmt, Turn):
         new = Turn(RIGHT if stmt.direction == LEFT else LEFT)
     else:
-        new = Grab(rng.choice([b for b in ITEM_BASES if b != stmt.item]))  # type: ignore[union-attr]
+        new = Grab(rng.choice([b for b in ITEM_BASES if b != stmt.item]))
     return Drifted(splice(program, path, (new,)), f"{path_text(path)}: an action's argument is changed")
 
 

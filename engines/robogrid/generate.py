@@ -81,9 +81,9 @@ def _task_fields(task: str, program: Program, code: Code, grammar: Grammar, star
     return inputs, gold
 
 
-def _examples(cond: Condition, shape: Shape, grammar: Grammar, seed: int, index: int, shots: int) -> list[dict]:
+def _examples(cond: Condition, shape: Shape, grammar: Grammar, seed: int, index: int, shots: int) -> list[dict[str, Any]]:
     small = Shape(min(shape.depth, SHOT_DEPTH), shape.block_size, shape.else_prob, shape.expr_depth)
-    out = []
+    out: list[dict[str, Any]] = []
     for j in range(shots):
         rng = random.Random(f"robogrid:{seed}:shot:{cond.key}:{index}:{j}")
         program = sample_program(small, rng)
@@ -94,7 +94,7 @@ def _examples(cond: Condition, shape: Shape, grammar: Grammar, seed: int, index:
 
 
 def make_item(item_id: str, task: str, program: Program, grammar: Grammar, start: State = State(),
-              rng: random.Random | None = None, invalid: bool = False, examples: list[dict] | None = None,
+              rng: random.Random | None = None, invalid: bool = False, examples: list[dict[str, Any]] | None = None,
               meta: dict[str, Any] | None = None) -> Item:
     """An item of ``task`` for a known program under a grammar: the last step of build_item,
     and how tests and callers build an item around a program of their own."""

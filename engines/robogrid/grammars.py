@@ -42,7 +42,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import Iterator, NamedTuple
+from typing import Callable, Iterator, NamedTuple, cast
 
 from lark import Lark, Token
 from lark.exceptions import LarkError, UnexpectedToken
@@ -268,7 +268,7 @@ class Grammar:
     def parse(self, text: str) -> Program:
         """The program's tree, or SyntaxProblem with the offending offset and expected terminals."""
         try:
-            return _lalr(self.style).parse(_Source(text, self))
+            return cast(Program, _lalr(self.style).parse(_Source(text, self)))  # lark types parse() as a tree; AstBuilder makes a Program
         except SyntaxProblem as exc:
             raise SyntaxProblem(exc.message, self._offset(text, exc.offset), exc.found) from None
         except UnexpectedToken as exc:
@@ -294,7 +294,7 @@ def grammar_for(style: str, lexicon: Lexicon) -> Grammar:
     return Grammar(style, lexicon)
 
 
-def _terminal_order(style: str):
+def _terminal_order(style: str) -> Callable[[str], tuple[int, str]]:
     order = {name: i for i, name in enumerate(terminal_names(style))}
     return lambda name: (order.get(name, len(order)), name)
 
@@ -316,7 +316,7 @@ class _ScannerLexer(Lexer):
     def __init__(self, lexer_conf: object):
         pass
 
-    def lex(self, data: _Source) -> Iterator[Token]:  # type: ignore[override]
+    def lex(self, data: _Source) -> Iterator[Token]:  # type: ignore[override]  # lark hands a custom lexer (interface 0) the parsed object alone
         return data.grammar._lark_tokens(data.text)
 
 

@@ -76,7 +76,7 @@ class Lexicon:
             if missing:
                 raise ValueError(f"no spelling for {', '.join(missing)}")
             return cls(str(data["kind"]), str(data["name"]), tuple((t, str(words[t])) for t in KEYWORDS),
-                       tuple(data.get("brackets") or BRACKETS[0]))  # type: ignore[arg-type]
+                       tuple(data.get("brackets") or BRACKETS[0]))
         except (KeyError, TypeError, ValueError) as exc:
             raise DataError(f"not a RoboGrid lexicon: {exc}") from None
 

@@ -122,7 +122,8 @@ def blocks(stmt: Stmt) -> list[tuple[str, tuple[Stmt, ...]]]:
 
 def walk(program: Program) -> Iterator[tuple[Path, Stmt]]:
     """Every statement with its path, in pre-order (the order the code is written)."""
-    stack: list[tuple[Path, Stmt]] = [((("body", i),), s) for i, s in enumerate(program.body)][::-1]
+    stack: list[tuple[Path, Stmt]] = [((("body", i),), s) for i, s in enumerate(program.body)]
+    stack.reverse()
     while stack:
         path, stmt = stack.pop()
         yield path, stmt
@@ -334,13 +335,10 @@ def with_block(stmt: Stmt, name: str, stmts: tuple[Stmt, ...]) -> Stmt:
 
 
 def get(program: Program, path: Path) -> Stmt:
-    stmts = program.body
-    stmt: Stmt | None = None
-    for step, (name, index) in enumerate(path):
-        if step:
-            stmts = block_of(stmt, name)  # type: ignore[arg-type]
-        stmt = stmts[index]
-    assert stmt is not None
+    assert path, "a path names at least one statement"
+    stmt = program.body[path[0][1]]
+    for name, index in path[1:]:
+        stmt = block_of(stmt, name)[index]
     return stmt
 
 

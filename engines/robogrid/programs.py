@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import TypeVar
 
 from engines.robogrid.nodes import (
     AND,
@@ -59,6 +60,8 @@ from engines.robogrid.nodes import (
     walk,
 )
 from engines.robogrid.world import State
+
+T = TypeVar("T")
 
 KINDS, KIND_WEIGHTS = ("act", "loop", "if"), (0.5, 0.25, 0.25)
 ITERATION_BUDGET = 16
@@ -91,7 +94,7 @@ class _Sampler:
         """Uniform in 0..n-1 (``random()`` scaled: a third of ``randrange``'s cost, and this is hot)."""
         return int(self.rng.random() * n)
 
-    def pick(self, options: tuple):
+    def pick(self, options: tuple[T, ...]) -> T:
         return options[self.below(len(options))]
 
     # ------------------------------------------------------------- statements

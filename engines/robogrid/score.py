@@ -24,10 +24,11 @@ than invented. CBER = BER / SVR and CSCR = SCR / SVR are computed on the aggrega
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from typing import Any, Sequence
 
-from engines.core import LENIENT, Chart, DataError, Item, ItemResult, Report, RunResults, Table, Tag, TagType, Verdict
+from engines.core import (LENIENT, Chart, DataError, Item, ItemResult, Report, RunResults, Status, Table, Tag, TagType,
+                          Verdict)
 from engines.parsing import ParseFailure
 from engines.robogrid.grammars import Grammar, grammar_for
 from engines.robogrid.lexicon import Lexicon
@@ -118,7 +119,7 @@ def _score_judge(item: Item, text: str, cot: bool, lenient: bool, with_views: bo
     tags = judge_tags(judged.answer, item.gold)
     if judged.removed and not cot:
         tags.append(_format_violation(judged.removed))
-    status = "correct" if right else "wrong"
+    status: Status = "correct" if right else "wrong"
     return Verdict(status, {"svr": float(right)}, tags, views.judge_views(item, text, judged) if with_views else [])
 
 
@@ -131,7 +132,7 @@ def _score_program(item: Item, task: str, text: str, cot: bool, lenient: bool, w
     keys = TASK_KEYS[task]
     parsed = parse_reply(text, grammar, lenient)
     if isinstance(parsed, ParseFailure):
-        tags = [tag("unparseable", parsed.describe())]
+        tags: list[Tag] = [tag("unparseable", parsed.describe())]
         echo = echo_evidence(text, build_prompt(item, cot), by_similarity=True)
         if echo is None:
             tags += syntax_tags(parsed.source, grammar, text, parsed.start)
@@ -152,7 +153,7 @@ def _score_program(item: Item, task: str, text: str, cot: bool, lenient: bool, w
     if out_run.capped:
         scores[STEP_LIMIT] = 1.0
     correct = scr if task == "instruct" else ber
-    tags: list[Tag] = []
+    tags = []
     if not correct:
         traced = execute(gold, start, trace=True) if task == "goal" else gold_run
         tags = drift_tags(parsed.program, gold, out_run, traced, start, near_copy_only=task == "goal")
@@ -176,7 +177,7 @@ def _pct(x: float | None) -> float | str:
 
 def rates(results: Sequence[ItemResult]) -> dict[str, float]:
     """Mean SVR/BER/SCR over the items that define each, with CBER and CSCR (fractions 0-1)."""
-    sums: Counter[str] = Counter()
+    sums: defaultdict[str, float] = defaultdict(float)
     counts: Counter[str] = Counter()
     for r in results:
         for key, value in r.scores.items():
@@ -257,7 +258,7 @@ def _by(results: Sequence[ItemResult], key: str) -> Table:
                  ["task", key, "n", "SVR", "BER", "SCR", "CBER", "CSCR"], rows, note="percent")
 
 
-def _natural(text: str) -> tuple:
+def _natural(text: str) -> tuple[int, float, str]:
     try:
         return (0, float(text), "")
     except ValueError:

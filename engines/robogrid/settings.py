@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from typing import Callable, TypeVar
 
 from engines.core import SettingsError, extract_field
 TASKS = ("judge", "goal", "instruct")
@@ -42,9 +43,12 @@ def _values(name: str, raw: str) -> list[str]:
     return list(dict.fromkeys(values))
 
 
-def _numbers(name: str, raw: str, lo: float, hi: float, kind: type = int) -> list:
+Number = TypeVar("Number", int, float)
+
+
+def _numbers(name: str, raw: str, lo: float, hi: float, kind: Callable[[str], Number]) -> list[Number]:
     """A comma-separated list of ``kind`` (int or float) values, each within lo..hi."""
-    out = []
+    out: list[Number] = []
     for v in _values(name, raw):
         try:
             number = kind(v)
@@ -95,9 +99,9 @@ class RobogridSettings:
         """Every combination of the list-valued knobs, in a stable order."""
         grid = itertools.product(
             _choices("task", self.task, TASKS),
-            _numbers("depth", self.depth, 2, 20),
+            _numbers("depth", self.depth, 2, 20, int),
             _numbers("else_prob", self.else_prob, 0.0, 1.0, float),
-            _numbers("expr_depth", self.expr_depth, 1, 3),
+            _numbers("expr_depth", self.expr_depth, 1, 3, int),
             _choices("style", self.style, STYLES),
             _choices("lexicon", self.lexicon, LEXICONS),
         )

@@ -30,9 +30,10 @@ the trees differ is ``ast_mismatch``, and an execution stopped at the step cap i
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
 from engines.core import Tag, TagType
+from engines.parsing import Positions
 from engines.robogrid import compare
 from engines.robogrid.grammars import (
     CODE_SHARE,
@@ -59,9 +60,11 @@ from engines.robogrid.nodes import (
     show_expr,
     value,
 )
-from engines.robogrid.parse import Positions
 from engines.robogrid.world import MAX_STEPS, Execution, State
 from engines.taxonomy import Taxonomy, format_violation, unparseable
+
+At = Callable[[Lexeme], str]  # where a token of the reply is, as text ("line 2, column 5")
+Add = Callable[[str, str], None]  # records one piece of evidence for a tag code
 
 TAXONOMY = Taxonomy((
     TagType("lexical_mapping_failure", "Lexical mapping failure",
@@ -184,7 +187,7 @@ def syntax_tags(source: str, grammar: Grammar, base: str = "", offset: int = 0) 
     return _tags(found)
 
 
-def _scoping(toks: list[Lexeme], grammar: Grammar, at, add) -> None:
+def _scoping(toks: list[Lexeme], grammar: Grammar, at: At, add: Add) -> None:
     kinds = [t.kind for t in toks]
     for i in range(len(toks) - 1):
         pair = (kinds[i], kinds[i + 1])
@@ -199,7 +202,7 @@ def _scoping(toks: list[Lexeme], grammar: Grammar, at, add) -> None:
             add("scoping_failure", f"'(' at {at(toks[i])} wraps a control statement in an extra list")
 
 
-def _balance(toks: list[Lexeme], at, add) -> None:
+def _balance(toks: list[Lexeme], at: At, add: Add) -> None:
     stack: list[Lexeme] = []
     unopened: list[Lexeme] = []
     for t in toks:
@@ -271,7 +274,7 @@ def _stranded(final: State, gold_run: Execution, start: State) -> str | None:
     return None
 
 
-def _edit_tags(edits: list[compare.Edit], out: Program, add) -> None:
+def _edit_tags(edits: list[compare.Edit], out: Program, add: Add) -> None:
     for e in edits:
         where = e.describe()
         if e.kind == "field" and e.field in ("count", "steps"):
@@ -289,16 +292,14 @@ def _edit_tags(edits: list[compare.Edit], out: Program, add) -> None:
                                            f"{show_cond(e.gold)} over the same items")
             else:
                 add("ast_mismatch", f"{where} (other items)")
-        elif e.kind == "insert" and _echoes(out, e.out_path):
+        elif e.kind == "insert" and e.out_path is not None and _echoes(out, e.out_path):
             add("autoregressive_echoing", f"{path_text(e.out_path)}: `{head(e.output)}` is written twice in a row")
         else:
             add("ast_mismatch", where)
 
 
-def _echoes(out: Program, path: Path | None) -> bool:
+def _echoes(out: Program, path: Path) -> bool:
     """Is the statement at ``path`` equal to its neighbour in the same block?"""
-    if path is None:
-        return False
     (name, index), parent = path[-1], path[:-1]
     block = get(out, parent) if parent else None
     stmts = out.body if block is None else block_of(block, name)
@@ -309,7 +310,7 @@ def _echoes(out: Program, path: Path | None) -> bool:
 # ------------------------------------------------------------------ judge
 
 
-def judge_tags(answer: str, gold: dict) -> list[Tag]:
+def judge_tags(answer: str, gold: dict[str, Any]) -> list[Tag]:
     """A VALID verdict on a perturbed program carries the perturbation's tag; a false INVALID none."""
     if answer == "VALID" and gold.get("answer") == "INVALID" and gold.get("perturbation") in LABELS:
         return [tag(str(gold["perturbation"]), f"judged VALID, but {gold.get('note', 'the program is invalid')}")]
