@@ -66,7 +66,7 @@ class Alignment:
 
 class _Interner:
     def __init__(self) -> None:
-        self.ids: dict[tuple, int] = {}
+        self.ids: dict[tuple[object, ...], int] = {}
 
     def sigs(self, graph: Graph, nodes: Sequence[Node]) -> list[int]:
         """Hash-consed id of each node's expanded sub-expression (by meaning)."""
@@ -178,9 +178,9 @@ class _Aligner:
         for g in self.gold.nodes:
             by_sig.setdefault(self.gold_sig[g.index], []).append(g.index)
         for o in self.out_nodes:
-            for g in by_sig.get(self.out_sig[o.index], ()):
-                if g not in self.result.g2o:
-                    self.result.pair(o.index, g, EXACT)
+            for g_index in by_sig.get(self.out_sig[o.index], ()):
+                if g_index not in self.result.g2o:
+                    self.result.pair(o.index, g_index, EXACT)
                     break
 
     def same_content(self) -> None:
@@ -238,8 +238,8 @@ class _Aligner:
                 gold_below = set(g.children())
                 if (theirs & mine) or (not theirs and g.meaning == o.meaning) or (gold_below and gold_below <= below):
                     absorbed.append(g.index)
-            for g in absorbed:
-                self.result.g2o[g] = o.index
+            for g_index in absorbed:
+                self.result.g2o[g_index] = o.index
             self.result.fiction[o.index] = absorbed
 
     def leftovers(self) -> None:

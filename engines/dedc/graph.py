@@ -70,8 +70,8 @@ class Undefined:
 Arg = Union[Literal, Ref, Undefined]
 
 
-def distinctive(arg: Arg) -> str | None:
-    """The literal that identifies a step (``all`` and references do not), else None."""
+def distinctive(arg: object) -> str | None:
+    """The literal that identifies a step (``all``, references and anything else do not), else None."""
     return arg.text if isinstance(arg, Literal) and arg.text != "all" else None
 
 

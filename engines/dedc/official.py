@@ -167,7 +167,7 @@ def open_official(path_text: str, shots: int) -> OfficialFile:
         raise DataError(f"DEDC dataset file not found: {path}")
     plain = _read_jsonl(plain_path) if plain_path else None
     full = _read_jsonl(full_path) if full_path else None
-    if plain is not None and full is not None:
+    if plain is not None and full is not None and full_path is not None:
         if len(plain) != len(full) or any(p.get("input") != f.get("question") for p, f in zip(plain, full)):
             raise DataError(f"{path}: its companion {full_path.name} does not hold the same items")
     found = re.search(r"shot(\d+)", stem)

@@ -127,10 +127,11 @@ class _Scanner:
         noise: list[int] = []
         for m in _TOKEN.finditer(text):
             kind = m.lastgroup
+            assert kind is not None, "every alternative of _TOKEN is a named group"
             if kind == _NOISE:
                 noise.append(m.start())
                 continue
-            kinds.append(kind)  # type: ignore[arg-type]
+            kinds.append(kind)
             values.append(m.group())
             starts.append(m.start())
         self.kinds, self.values, self.starts, self.noise = kinds, values, starts, noise

@@ -69,7 +69,8 @@ def fill(template: str, values: Mapping[str, str], name: str = ANSWER) -> str:
 
 def build_prompt(item: Item, template: str | None = None) -> str:
     if template is None or template == DEFAULT_TEMPLATE:
-        if "demonstrations" not in item.inputs and isinstance(item.inputs.get("prompt"), str):
-            return item.inputs["prompt"]
+        prompt = item.inputs.get("prompt")
+        if "demonstrations" not in item.inputs and isinstance(prompt, str):
+            return prompt
         template = DEFAULT_TEMPLATE
     return fill(template, fields(item))

@@ -107,7 +107,7 @@ WORDINGS: dict[str, Wording] = {
 }
 
 
-class _Fields(dict):
+class _Fields(dict[str, object]):
     """A node's fields for its wording. ``val``, ``col`` and ``val2`` are what a template passes,
     else the node's own literal; they are resolved only when a wording uses them, because
     ``_given`` refuses a missing one."""

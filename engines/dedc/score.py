@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
-from engines.core import LENIENT, DataError, Item, Report, RunResults, Table, TagType, Verdict, settings_to_json
+from engines.core import LENIENT, DataError, Item, Report, RunResults, Status, Table, TagType, Verdict, settings_to_json
 from engines.dedc.authors import AuthorsCheck, authors_check
 from engines.dedc.settings import DedcSettings
 from engines.dedc.parse import Call, Parsed, Term, parse_answer, parse_term
@@ -200,8 +200,8 @@ def score_item(item: Item, outputs: Sequence[str], settings: DedcSettings = DEFA
             "; read statement by statement it is wrong"), removed) if p)
     if removed:
         tags.append(tag("format_violation", removed))
-    status = "correct" if correct else "wrong"
-    if unread:
+    status: Status = "correct" if correct else "wrong"
+    if unread and authors is not None:
         status = "unparseable"
         tags.insert(0, tag("unparseable", authors.explain()))
     vs = []
@@ -274,24 +274,27 @@ def _condition_label(s: Mapping[str, Any]) -> str:
     return " + ".join(parts) or "base"
 
 
+Condition = tuple[tuple[str, str], ...]  # a run's settings but ``primitives``, as sorted (name, repr) pairs
+
+
 @dataclass
 class _Conditions:
     """This model's runs by condition (settings but ``primitives``): a P_dc run and a P_c run each."""
 
-    pairs: dict[tuple, dict[bool, RunResults]]
-    settings: dict[tuple, dict[str, Any]]  # condition -> its settings
+    pairs: dict[Condition, dict[bool, RunResults]]
+    settings: dict[Condition, dict[str, Any]]  # condition -> its settings
     mine: dict[str, Any]  # this run's settings
-    my_key: tuple
+    my_key: Condition
 
 
-def _condition_key(settings: Mapping[str, Any]) -> tuple:
+def _condition_key(settings: Mapping[str, Any]) -> Condition:
     return tuple(sorted((k, repr(v)) for k, v in settings.items() if k != "primitives"))
 
 
 def _conditions(run: RunResults, against: Sequence[RunResults]) -> _Conditions:
     mine = effective_settings(settings_to_json(run.settings))
-    pairs: dict[tuple, dict[bool, RunResults]] = {}
-    by_key: dict[tuple, dict[str, Any]] = {}
+    pairs: dict[Condition, dict[bool, RunResults]] = {}
+    by_key: dict[Condition, dict[str, Any]] = {}
     for r in [run, *against]:
         if r is not run and r.model != run.model:
             continue

@@ -142,11 +142,11 @@ def inject_variable_misuse(g: SGraph, rng: random.Random) -> bool:
                     options.append((user, slot, w.id))
             if not options:
                 continue
-            user, slot, w = rng.choice(options)
+            user, slot, w_id = rng.choice(options)
             if user is None:
-                g.result = Ref(w)
+                g.result = Ref(w_id)
             else:
-                g.nodes[user].args[slot] = Ref(w)
+                g.nodes[user].args[slot] = Ref(w_id)
             return True
         refs = [(n, a.node, k) for n in g.nodes.values() for k, a in enumerate(n.args) if isinstance(a, Ref)]
         if not refs:
@@ -297,7 +297,7 @@ def _is_wrong(item: Item, text: str, names: str) -> bool:
     return isinstance(parsed, ParseFailure) or not check(parsed, item, names).correct
 
 
-def _injected(gold: SGraph, code: str, item: Item, names: str, rng: random.Random, style: dict) -> str:
+def _injected(gold: SGraph, code: str, item: Item, names: str, rng: random.Random, style: dict[str, bool]) -> str:
     """The gold with one error of type ``code`` injected, or "" if it did not make the answer wrong."""
     g = gold.copy()
     if not INJECTORS[code](g, rng):

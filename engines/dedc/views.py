@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from engines.contract import Metric
-from engines.core import View
+from engines.core import Status, View
 from engines.dedc.graph import Arg, Graph, Ref, Undefined, describe_arg
 from engines.dedc.parse import Parsed
 from engines.parsing import ParseFailure
@@ -67,7 +67,7 @@ def _roots(graph: Graph) -> list[int]:
     return [n.index for n in graph.nodes if not cons[n.index]][:8]
 
 
-def verdict_views(status: str, parsed: Parsed, graph: Graph, gold_graph: Graph, result: Check,
+def verdict_views(status: Status, parsed: Parsed, graph: Graph, gold_graph: Graph, result: Check,
                   names: str, authors: str = "") -> list[View]:
     """``authors``: what the authors' checker read (the strict verdict's), shown beside the statement reading."""
     summary = [
