@@ -21,7 +21,7 @@ it exceed ``MAX_STEPS`` it returns the best alignment found and says so.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engines.compost import ontology
 from engines.compost.parse import Parsed
@@ -144,11 +144,14 @@ def _position(a: str, b: str, env: dict[str, str], used: set[str], bind: list[tu
     return int(a != b)
 
 
-def _pair_cost(o: Triple, g: Triple, env: dict[str, str], used: set[str]) -> list[tuple[int, bool, bool, list]]:
+Way = tuple[int, bool, bool, list[tuple[str, str]]]  # (cost, inverted, paraphrase, new bindings)
+
+
+def _pair_cost(o: Triple, g: Triple, env: dict[str, str], used: set[str]) -> list[Way]:
     """The ways output triple ``o`` can play gold triple ``g``: (cost, inverted, paraphrase, new bindings)."""
     if (o[1] == RDF_TYPE) != (g[1] == RDF_TYPE) or (o[0] == SELECT) != (g[0] == SELECT):
         return []
-    ways = []
+    ways: list[Way] = []
     for inverted in (False, True):
         s, p, obj = (o[2], o[1], o[0]) if inverted else o
         paraphrase = inverted and INVERSES.get(p) == g[1]
@@ -169,21 +172,34 @@ def _optimistic(o: Triple, g: Triple) -> int:
     return min((w[0] for w in ways), default=2 * UNMATCHED)
 
 
+@dataclass
+class _Best:
+    """The cheapest complete alignment ``align``'s search has found so far (cost None: none yet)."""
+
+    cost: int | None = None
+    pairs: list[Pair] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+
+
+def _renamed(triple: Triple, names: dict[str, str]) -> Triple:
+    s, p, o = triple
+    return names.get(s, s), names.get(p, p), names.get(o, o)
+
+
 def align(output: list[Triple], gold: list[Triple], projection: list[str] | None = None) -> Alignment:
     """The least-cost alignment of ``output`` onto ``gold`` (see the module docstring)."""
     outs = list(dict.fromkeys(output))
     golds = list(dict.fromkeys(gold))
-    single = projection is not None and len(projection) == 1 and _is_var(projection[0])
-    same = mapping(outs, golds, {projection[0]: ANSWER} if single else None)  # type: ignore[index]
+    answer = projection[0] if projection is not None and len(projection) == 1 and _is_var(projection[0]) else None
+    same = mapping(outs, golds, {answer: ANSWER} if answer is not None else None)
     if same is not None:  # isomorphic: the zero-cost alignment, no search needed
-        return Alignment(tuple(Pair(tuple(same.get(t, t) for t in o), o, 0) for o in outs),  # type: ignore[misc]
-                         same, 0, True)
-    if single:
-        outs.append((SELECT, SELECT, projection[0]))  # type: ignore[index]
+        return Alignment(tuple(Pair(_renamed(o, same), o, 0) for o in outs), same, 0, True)
+    if answer is not None:
+        outs.append((SELECT, SELECT, answer))
         golds.append((SELECT, SELECT, ANSWER))
     optimistic = [[min(_optimistic(o, g), UNMATCHED) for o in outs] for g in golds]
     order = sorted(range(len(golds)), key=lambda k: (-sum(not _is_var(t) for t in golds[k]), k))
-    best: dict = {"cost": None, "pairs": None, "env": None}
+    best = _Best()
     steps = 0
     exact = True
 
@@ -192,19 +208,19 @@ def align(output: list[Triple], gold: list[Triple], projection: list[str] | None
         rest = sum(min([optimistic[k][j] for j in free] + [UNMATCHED]) for k in order[i:])
         return rest + max(0, len(free) - (len(order) - i)) * UNMATCHED
 
-    def search(i: int, cost: int, env: dict[str, str], used: set[str], free: frozenset[int], pairs: list) -> None:
+    def search(i: int, cost: int, env: dict[str, str], used: set[str], free: frozenset[int], pairs: list[Pair]) -> None:
         nonlocal steps, exact
         steps += 1
         if steps > MAX_STEPS:
             exact = False
             return
-        if best["cost"] is not None and cost + bound(i, free) >= best["cost"]:
+        if best.cost is not None and cost + bound(i, free) >= best.cost:
             return
         if i == len(order):
             total = cost + len(free) * UNMATCHED
-            if best["cost"] is None or total < best["cost"]:
-                best.update(cost=total, env=dict(env),
-                            pairs=pairs + [Pair(None, outs[j], UNMATCHED) for j in sorted(free)])
+            if best.cost is None or total < best.cost:
+                best.cost, best.env = total, dict(env)
+                best.pairs = pairs + [Pair(None, outs[j], UNMATCHED) for j in sorted(free)]
             return
         g = golds[order[i]]
         options = []
@@ -219,9 +235,10 @@ def align(output: list[Triple], gold: list[Triple], projection: list[str] | None
         search(i + 1, cost + UNMATCHED, env, used, free, pairs + [Pair(g, None, UNMATCHED)])
 
     search(0, 0, {}, set(), frozenset(range(len(outs))), [])
-    pairs = tuple(p for p in best["pairs"] if SELECT not in ((p.gold or ("",))[0], (p.output or ("",))[0]))
-    chosen = next((p for p in best["pairs"] if p.gold and p.gold[0] == SELECT), None)
-    renaming = dict(best["env"])
-    if chosen is not None and chosen.output is None:
-        renaming.pop(projection[0], None)  # type: ignore[index]
-    return Alignment(pairs, renaming, best["cost"], exact)
+    assert best.cost is not None, "the first descent of the search reaches a complete alignment"
+    pairs = tuple(p for p in best.pairs if SELECT not in ((p.gold or ("",))[0], (p.output or ("",))[0]))
+    chosen = next((p for p in best.pairs if p.gold and p.gold[0] == SELECT), None)
+    renaming = dict(best.env)
+    if chosen is not None and chosen.output is None and answer is not None:
+        renaming.pop(answer, None)
+    return Alignment(pairs, renaming, best.cost, exact)

@@ -77,7 +77,7 @@ def _shown(name: str, grammar: lark.Lark) -> str:
     return repr(pattern.value) if pattern.type == "str" else name
 
 
-def parse_tree(text: str) -> lark.Tree:
+def parse_tree(text: str) -> lark.ParseTree:
     """The query's parse tree; SparqlSyntaxError where it stops being SPARQL."""
     grammar = parser()
     try:
@@ -96,7 +96,9 @@ def _syntax_error(exc: UnexpectedInput, text: str, grammar: lark.Lark) -> Sparql
         expected = exc.accepts or exc.expected
         return SparqlSyntaxError(exc.line, exc.column, repr(str(exc.token)),
                                  tuple(sorted(_shown(e, grammar) for e in expected))[:MAX_EXPECTED])
-    assert isinstance(exc, UnexpectedCharacters)
-    found = _WORD.match(text, exc.pos_in_stream).group()
+    assert isinstance(exc, UnexpectedCharacters) and exc.pos_in_stream is not None
+    word = _WORD.match(text, exc.pos_in_stream)
+    assert word is not None, "lark stops at a character of the text, and _WORD matches any"
+    found = word.group()
     return SparqlSyntaxError(exc.line, exc.column, repr(found),
                              tuple(sorted(_shown(e, grammar) for e in exc.allowed or ()))[:MAX_EXPECTED])

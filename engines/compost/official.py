@@ -96,7 +96,7 @@ def load_official(settings: CompostSettings) -> list[Item]:
         entries = [(split, r, node_of(r, shapes), parse_query(r["query"]).triples) for split, r in records]
     except (QueryError, KeyError, TypeError, ValueError) as exc:
         raise DataError(f"{path}: {exc}") from None
-    train: dict[str, list[tuple[dict, PatternNode]]] = defaultdict(list)
+    train: dict[str, list[tuple[dict[str, Any], PatternNode]]] = defaultdict(list)
     for split, r, node, _ in entries:
         if split == "train":
             train[_base(r)].append((r, node))
@@ -123,7 +123,7 @@ def _base(r: dict[str, Any]) -> str:
     return f"o{r['id']}-{r['base_depth']}x{r['base_breadth']}"
 
 
-def _shots(r: dict[str, Any], node: PatternNode, train: list[tuple[dict, PatternNode]]) -> list[dict[str, str]]:
+def _shots(r: dict[str, Any], node: PatternNode, train: list[tuple[dict[str, Any], PatternNode]]) -> list[dict[str, str]]:
     """Self-contained shots for ``r`` from its base's train items (never one with the same question or query)."""
     pool = {n.gid: (t, n) for t, n in train if t["question"] != r["question"] and t["query"] != r["query"]}
     picked = self_contained_cover(node, [n for _, n in pool.values()])

@@ -23,8 +23,9 @@ OFFLINE = ("measured on DBpedia result sets (Dec 2022 snapshot); offline runs sc
 _BLOCKS = {"easy": "Easy (75%)", "medium": "Medium (50%)", "hard": "Hard (25%)"}
 _SPLITS = ("train", "val", "test")
 
+Splits = tuple[float, float | None, float]  # train, val, test (the self-contained task has no val figure)
 # level -> rows: (experiment as printed, task, model, optimisation, macro F1 train/val/test, comp. F1 train/val/test)
-_ROWS: dict[str, tuple[tuple[str, str, str, str, tuple, tuple], ...]] = {
+_ROWS: dict[str, tuple[tuple[str, str, str, str, Splits, Splits], ...]] = {
     "easy": (
         ("zero-shot", "classic", "Llama 3.3", "MIPRO_H+CoT", (0.17, 0.04, 0.01), (0.10, 0.00, 0.00)),
         ("few-shot", "classic", "Llama 3.3", "MIPRO_M+CoT", (0.23, 0.12, 0.09), (0.15, 0.00, 0.00)),

@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from lark import Token, Tree
+from lark import ParseTree, Token
 
 from engines.compost.grammar import SparqlSyntaxError, parse_tree
 from engines.compost.pattern import Triple, features, prologue, read_structure, survey
@@ -60,7 +60,7 @@ class QueryError(ValueError):
 class Parsed:
     text: str  # the query as read from the reply
     executable: str  # the query with declarations of the bound prefixes it uses undeclared prepended
-    tree: Tree  # the grammar's parse tree
+    tree: ParseTree  # the grammar's parse tree
     form: str  # SELECT, ASK, CONSTRUCT or DESCRIBE
     projection: list[str]  # variable names with "?", or ["*"]
     triples: list[Triple]  # the basic graph pattern, terms normalised (engines/compost/pattern.py)
@@ -83,7 +83,7 @@ CACHED = 256  # texts: a run reads each reply and gold query a few times within 
 
 
 @lru_cache(maxsize=CACHED)
-def _tree(text: str) -> Tree | SparqlSyntaxError:
+def _tree(text: str) -> ParseTree | SparqlSyntaxError:
     """The parse tree or the syntax error, without the traceback that would keep the parser's frames."""
     try:
         return parse_tree(text)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Any, Iterator
 from urllib.parse import urljoin
 
 from lark import Token, Tree
@@ -27,6 +27,7 @@ RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 XSD = "http://www.w3.org/2001/XMLSchema#"
 RDF_TYPE = f"<{RDF}type>"
 NUMERIC_TYPES = {"INTEGER": "integer", "DECIMAL": "decimal", "DOUBLE": "double"}
+Node = Tree[Any]  # a SPARQL parse tree: which children are trees and which tokens is the grammar's to say
 
 Triple = tuple[str, str, str]
 
@@ -56,11 +57,11 @@ class Structure:
 
 def unescape(text: str) -> str:
     """A string's or IRI's characters with ECHAR and \\u/\\U escapes resolved."""
-    def one(m: re.Match) -> str:
-        code = m.group(1)
+    def one(m: re.Match[str]) -> str:
+        code, whole = m.group(1), m.group(0)
         if code[0] in "uU" and len(code) > 1:
             return chr(int(code[1:], 16))
-        return _ECHAR.get(code, m.group(0))
+        return _ECHAR.get(code, whole)
     return _ESCAPE.sub(one, text) if "\\" in text else text
 
 
@@ -68,7 +69,7 @@ def literal(lexical: str, suffix: str = "") -> str:
     return '"' + lexical.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r") + '"' + suffix
 
 
-def prologue(tree: Tree) -> tuple[dict[str, str], str]:
+def prologue(tree: Node) -> tuple[dict[str, str], str]:
     """The prologue's PREFIX declarations (last one wins) and BASE IRI."""
     query = tree.children[0]
     declared: dict[str, str] = {}
@@ -81,7 +82,7 @@ def prologue(tree: Tree) -> tuple[dict[str, str], str]:
     return declared, base
 
 
-def survey(tree: Tree) -> tuple[set[str], list[Token]]:
+def survey(tree: Node) -> tuple[set[str], list[Token]]:
     """One pass over the tree: the features its rules add, and every prefixed name outside the prologue
     (in text order)."""
     found: set[str] = set()
@@ -107,7 +108,7 @@ def survey(tree: Tree) -> tuple[set[str], list[Token]]:
     return found, names
 
 
-def features(tree: Tree) -> set[str]:
+def features(tree: Node) -> set[str]:
     return survey(tree)[0]
 
 
@@ -132,14 +133,14 @@ class _Reader:
         prefix, _, local = text.partition(":")
         return "<" + self.prefixes[prefix] + _LOCAL_ESCAPE.sub(r"\1", local) + ">"
 
-    def term(self, node: Tree | Token, out: list[Triple]) -> str:
+    def term(self, node: Node | Token, out: list[Triple]) -> str:
         if isinstance(node, Token):
             return self.token_term(node)
         kind = node.data
         if kind in ("var", "iri", "blank_node"):
-            return self.token_term(node.children[0])
+            return self.token_term(_leaf(node.children[0]))
         if kind == "rdf_literal":
-            lexical = unescape(_string_body(node.children[0].children[0]))
+            lexical = unescape(_string_body(_leaf(node.children[0].children[0])))
             if len(node.children) == 1:
                 return literal(lexical)
             extra = node.children[1]
@@ -147,7 +148,7 @@ class _Reader:
                 return literal(lexical, str(extra).lower())
             return literal(lexical, "^^" + self.term(extra, out))
         if kind == "numeric_literal":
-            token = node.children[0]
+            token = _leaf(node.children[0])
             kind_name = token.type.split("_")[0]
             return literal(str(token).lstrip("+") if kind_name == "INTEGER" else str(token),
                            f"^^<{XSD}{NUMERIC_TYPES[kind_name]}>")
@@ -177,7 +178,7 @@ class _Reader:
             return "?_:" + str(token)[2:]
         raise ValueError(f"unexpected token {kind}")
 
-    def collection(self, items: list, out: list[Triple]) -> str:
+    def collection(self, items: list[Node | Token], out: list[Triple]) -> str:
         head = self.new_var("list")
         node = head
         for k, item in enumerate(items):
@@ -188,13 +189,13 @@ class _Reader:
         return head
 
     # triples -----------------------------------------------------------------------------
-    def properties(self, subject: str, plist: Tree, out: list[Triple]) -> None:
+    def properties(self, subject: str, plist: Node, out: list[Triple]) -> None:
         parts = [c for c in plist.children if not isinstance(c, Token) or c.type not in ("SEMICOLON",)]
         for verb, objects in zip(parts[::2], parts[1::2]):
             for obj in objects.children:
                 self.edge(subject, verb, self.term(obj, out), out)
 
-    def edge(self, subject: str, verb: Tree | Token, obj: str, out: list[Triple]) -> None:
+    def edge(self, subject: str, verb: Node | Token, obj: str, out: list[Triple]) -> None:
         """The triples of ``subject verb obj``; a path verb expands to what it means, if it can."""
         if isinstance(verb, Token):
             out.append((subject, self.token_term(verb), obj))
@@ -203,7 +204,7 @@ class _Reader:
         else:
             self.path(subject, verb, obj, out)
 
-    def path(self, subject: str, node: Tree, obj: str, out: list[Triple]) -> None:
+    def path(self, subject: str, node: Node, obj: str, out: list[Triple]) -> None:
         kind = node.data
         parts = [c for c in node.children if isinstance(c, Tree)]
         if kind == "path_primary" and len(node.children) == 1:
@@ -225,10 +226,10 @@ class _Reader:
         self.features.add("PATH")
         out.append((subject, "path(" + " ".join(_text(node)) + ")", obj))
 
-    def triples_block(self, block: Tree, out: list[Triple]) -> None:
+    def triples_block(self, block: Node, out: list[Triple]) -> None:
         """The triples of a block; the grammar nests each next triple a level deeper, so this walks them
         in a loop (a 20,000-triple block is 20,000 levels)."""
-        blocks: Tree | None = block
+        blocks: Node | None = block
         while blocks is not None:
             parts, blocks = blocks.children, None
             for part in parts:
@@ -241,7 +242,7 @@ class _Reader:
                 elif isinstance(part, Tree) and part.data == "triples_block":
                     blocks = part
 
-    def group(self, ggp: Tree, out: list[Triple]) -> None:
+    def group(self, ggp: Node, out: list[Triple]) -> None:
         """The basic graph pattern of a group: its triples blocks and operator-free nested groups."""
         inner = ggp.children[0]
         if inner.data == "sub_select":
@@ -255,13 +256,19 @@ class _Reader:
                 self.group(part.children[0], out)
 
 
+def _leaf(branch: Node | Token) -> Token:
+    """A child the grammar makes a terminal."""
+    assert isinstance(branch, Token), f"a {branch.data} rule where the grammar has a terminal"
+    return branch
+
+
 def _string_body(token: Token) -> str:
     text = str(token)
     quote = 3 if token.type.startswith("STRING_LITERAL_LONG") else 1
     return text[quote:-quote]
 
 
-def _text(node: Tree | Token) -> Iterator[str]:
+def _text(node: Node | Token) -> Iterator[str]:
     if isinstance(node, Token):
         yield str(node)
     else:
@@ -269,7 +276,7 @@ def _text(node: Tree | Token) -> Iterator[str]:
             yield from _text(child)
 
 
-def read_structure(tree: Tree, prefixes: dict[str, str], heading: tuple[dict[str, str], str] | None = None,
+def read_structure(tree: Node, prefixes: dict[str, str], heading: tuple[dict[str, str], str] | None = None,
                    surveyed: tuple[set[str], list[Token]] | None = None) -> Structure:
     """The query's form, projection, basic graph pattern and features; ``prefixes`` must bind every prefix used.
     ``heading`` and ``surveyed`` are ``prologue(tree)`` and ``survey(tree)`` when the caller has them."""

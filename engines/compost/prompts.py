@@ -28,9 +28,9 @@ def shots_text(shots: list[Mapping[str, Any]]) -> str:
 
 
 def build_prompt(item: Item, template: str | None = None) -> str:
-    values = {"shots": shots_text(item.inputs.get("shots") or []), "question": item.inputs["question"]}
+    values: dict[str, str] = {"shots": shots_text(item.inputs.get("shots") or []), "question": item.inputs["question"]}
 
-    def fill(m: re.Match) -> str:
+    def fill(m: re.Match[str]) -> str:
         if m.group(0) in ("{{", "}}"):
             return m.group(0)[0]
         name = m.group(1)

@@ -30,7 +30,7 @@ from engines.compost.compare import SAME, TURNED, align, structural_match
 from engines.compost.parse import Parsed, QueryError, parse_reply
 from engines.compost.settings import CompostSettings
 from engines.compost.tags import tag, triple_tags
-from engines.core import Item, Verdict
+from engines.core import Item, Status, Verdict
 from engines.reporting import SET_ASIDE
 
 DEFAULT_SETTINGS = CompostSettings()
@@ -41,7 +41,7 @@ TURNED_WHY = ("set aside: the gold's facts, stated through an inverse or symmetr
 
 
 def gold_triples(item: Item) -> list[tuple[str, str, str]]:
-    return [tuple(t) for t in item.gold["triples"]]  # type: ignore[misc]
+    return [(s, p, o) for s, p, o in item.gold["triples"]]
 
 
 def read_output(reply: str, extract: str = "strict") -> tuple[Parsed | None, QueryError | None]:
@@ -77,7 +77,7 @@ def score_item(item: Item, outputs: Sequence[str], settings: CompostSettings = D
     tags = triple_tags(parsed, gold, alignment)
     match = structural_match(parsed, gold)
     structural = match == SAME
-    execution = None
+    execution: dict[str, Any] | None = None
     aside = False  # without an endpoint, facts read from their other end cannot be judged
     if len(outputs) > 1:
         execution = json.loads(outputs[1])
@@ -96,7 +96,7 @@ def score_item(item: Item, outputs: Sequence[str], settings: CompostSettings = D
             tags.append(tag("turned_reading", TURNED_WHY))
     if parsed.forbidden and not any(t.code == "query_failed" for t in tags):
         tags.append(tag("query_failed", "refused: " + ", ".join(parsed.forbidden)))
-    status = "correct" if f1 == 1.0 else "wrong"
+    status: Status = "correct" if f1 == 1.0 else "wrong"
     if status == "correct":
         tags = [t for t in tags if t.code in KEPT_WHEN_CORRECT]
     scores = {"precision": p, "recall": r, "f1": f1, "structural": float(structural)}
@@ -105,7 +105,7 @@ def score_item(item: Item, outputs: Sequence[str], settings: CompostSettings = D
     return _with_views(Verdict(status, scores, tags), item, parsed, execution, outputs, with_views)
 
 
-def _with_views(verdict: Verdict, item: Item, parsed: Parsed | None, execution: dict | None,
+def _with_views(verdict: Verdict, item: Item, parsed: Parsed | None, execution: dict[str, Any] | None,
                 outputs: Sequence[str], with_views: bool, diagnosis: bool = False) -> Verdict:
     if with_views:
         from engines.compost.views import build_views

@@ -15,7 +15,7 @@ SWAPS = [f"<{DBO}{p}>" for p in ("birthPlace", "deathPlace", "spouse", "child", 
 
 
 def oracle(item: Item) -> str:
-    return item.gold["query"]
+    return str(item.gold["query"])
 
 
 def render(projection: str, triples: list[list[str]]) -> str:

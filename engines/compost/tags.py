@@ -62,15 +62,16 @@ def show(t: Triple) -> str:
     return " ".join(short(x) for x in t)
 
 
-def _where(pair: Pair) -> str:
-    return f"{show(pair.output)} where the gold has {show(pair.gold)}"  # type: ignore[arg-type]
+def _where(output: Triple, gold: Triple) -> str:
+    return f"{show(output)} where the gold has {show(gold)}"
 
 
 def pair_tags(pair: Pair, renaming: dict[str, str]) -> list[Tag]:
     """What one aligned pair says: nothing when it matches, else one tag per kind of difference."""
     g, o = pair.gold, pair.output
     if g is None:
-        return [tag("extra_triple", f"{show(o)} has no counterpart in the gold")]  # type: ignore[arg-type]
+        assert o is not None, "a pair holds a gold triple, an output triple or both"
+        return [tag("extra_triple", f"{show(o)} has no counterpart in the gold")]
     if o is None:
         if g[1] == TYPE:
             return [tag("missing_type_constraint", f"no {show(g)}")]
@@ -81,24 +82,24 @@ def pair_tags(pair: Pair, renaming: dict[str, str]) -> list[Tag]:
     tags: list[Tag] = []
     if pair.paraphrase:
         same = "the same fact read the other way" if pair.cost == PARAPHRASE else "read the other way"
-        tags.append(tag("wrong_property", f"{_where(pair)}: an inverse-property paraphrase ({short(p)} is the "
+        tags.append(tag("wrong_property", f"{_where(o, g)}: an inverse-property paraphrase ({short(p)} is the "
                                           f"inverse of {short(g[1])}), {same}"))
     elif pair.inverted and p == g[1]:
-        tags.append(tag("inverted_direction", f"{_where(pair)}: subject and object swapped"))
+        tags.append(tag("inverted_direction", f"{_where(o, g)}: subject and object swapped"))
     if g[1] == TYPE:
         if obj != g[2]:
-            tags.append(tag("missing_type_constraint", f"{_where(pair)}"))
+            tags.append(tag("missing_type_constraint", f"{_where(o, g)}"))
         return tags
     if not pair.paraphrase and p != g[1]:
-        tags.append(tag("wrong_property", _where(pair)))
+        tags.append(tag("wrong_property", _where(o, g)))
     for mine, theirs in ((s, g[0]), (obj, g[2])):
         if mine.startswith("?") and theirs.startswith("?"):
             if renaming.get(mine) != theirs:
-                tags.append(tag("wrong_join", f"{_where(pair)}: {mine} plays {renaming.get(mine, 'no gold variable')} "
+                tags.append(tag("wrong_join", f"{_where(o, g)}: {mine} plays {renaming.get(mine, 'no gold variable')} "
                                               f"elsewhere, not {theirs}"))
         elif mine != theirs:
             what = "a variable" if mine.startswith("?") else short(mine)
-            tags.append(tag("wrong_entity", f"{_where(pair)}: {what} instead of "
+            tags.append(tag("wrong_entity", f"{_where(o, g)}: {what} instead of "
                                             f"{'a variable' if theirs.startswith('?') else short(theirs)}"))
     return tags
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from lark import Token, Tree
+from lark import ParseTree, Token
 
 from engines.compost.compare import align
 from engines.compost.parse import Parsed
+from engines.compost.pattern import Triple
 from engines.compost.patterns import sub_patterns
 from engines.compost.tags import short, show
 from engines.contract import Metric
@@ -17,14 +18,14 @@ from engines.trees import tree_data
 MAX_ROWS = 200
 
 
-def tree_view(node: Tree | Token) -> dict[str, Any]:
+def tree_view(node: ParseTree | Token) -> dict[str, Any]:
     """The grammar's parse tree as the inspector's tree data: rules as labels, tokens as leaves (bounded:
     a long triples block is a deep right-recursive tree)."""
     return tree_data(node, lambda n: f"{n.type} {n}" if isinstance(n, Token) else str(n.data),
                      lambda n: [] if isinstance(n, Token) else n.children)
 
 
-def alignment_rows(parsed: Parsed, gold: list) -> list[list[str]]:
+def alignment_rows(parsed: Parsed, gold: list[Triple]) -> list[list[str]]:
     alignment = align(parsed.triples, gold, parsed.projection)
     rows = []
     for pair in alignment.pairs:
