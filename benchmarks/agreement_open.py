@@ -41,9 +41,9 @@ def n2f(home: str, *args: str) -> subprocess.CompletedProcess:
 def label(home: str) -> None:
     """Three annotators' blind labels on the study's items, one durable append per annotator."""
     os.environ["N2F_HOME"] = home
-    from sessions import study
-    from sessions.files import now_iso
-    from sessions.store import RunStore
+    from sessions.study import sample as study
+    from sessions.store.files import now_iso
+    from sessions.store.runs import RunStore
 
     store = RunStore.open("big")
     chosen = study.load(store)
@@ -68,7 +68,7 @@ async def open_view_once() -> float:
     from n2f_tui.screens.agreement import AgreementScreen
     from n2f_tui.screens.run import RunScreen
 
-    from sessions import statistics
+    from sessions.study import statistics
 
     statistics._weights.cache_clear()  # every open draws its resamples, as the first open of a session does
     app = N2FApp(run="big", demo=False)

@@ -19,7 +19,7 @@ from whole_process import repeated_runs
 COLD_LOAD = """
 import time
 t = time.perf_counter()
-from sessions.sparql import embedded_worker
+from sessions.tools.sparql import embedded_worker
 embedded_worker().start()
 print(time.perf_counter() - t)
 """
@@ -28,7 +28,7 @@ SCORE = """
 import asyncio, time
 from engines.compost import ENGINE
 from engines.compost.settings import CompostSettings
-from sessions.sparql import embedded_worker, sparql
+from sessions.tools.sparql import embedded_worker, sparql
 items = ENGINE.items(CompostSettings(), 0)
 embedded_worker().start()
 async def main():

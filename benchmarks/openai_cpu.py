@@ -16,7 +16,7 @@ import asyncio
 import statistics
 import sys
 
-from sessions.bench import STUB_MODEL, scratch_home, stub_config, stub_process, timed_run
+from sessions.run.bench import STUB_MODEL, scratch_home, stub_config, stub_process, timed_run
 
 ITEMS = 640
 CONCURRENCY = 64

@@ -27,7 +27,7 @@ from engines.rgp.generate import build_items  # noqa: E402
 from engines.rgp.parse import extract_program  # noqa: E402
 from engines.rgp.settings import RgpSettings  # noqa: E402
 from engines.rgp.simulate import oracle  # noqa: E402
-from sessions.sandbox import Limits, Sandbox  # noqa: E402
+from sessions.tools.sandbox import Limits, Sandbox  # noqa: E402
 from whole_process import repeated_runs  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "rgp"

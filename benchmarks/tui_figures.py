@@ -130,7 +130,7 @@ async def follow_lag(items: int = 300) -> dict:
     from textual.widgets import DataTable
 
     from n2f_tui.app import N2FApp
-    from sessions.store import RunStore, list_run_meta
+    from sessions.store.runs import RunStore, list_run_meta
     from tui_open import wait_for
 
     lags = {}

@@ -63,7 +63,7 @@ async def press(app, key: str) -> float:
 def slow_build() -> float:
     """Seconds to build the slow item's detail on its own (the solver's work, outside the app)."""
     from sessions import api
-    from sessions.store import RunStore
+    from sessions.store.runs import RunStore
 
     store = RunStore.open("slow")
     started = time.perf_counter()

@@ -1,7 +1,7 @@
 """Loading the objects a group of entry points names, each checked, a broken one left out with one line.
 
 The engine registry (``engines/__init__.py``, group ``n2f_tui.engines``) and the model-backend
-registry (``sessions/models.py``, group ``n2f_tui.backends``) load their plugins the same way:
+registry (``sessions/backends/models.py``, group ``n2f_tui.backends``) load their plugins the same way:
 one entry per (name, target) (a checkout's egg-info beside the installed metadata names the
 same entry points twice), the first of a name wins, and an entry point whose import fails or
 whose object fails the group's check is one line naming it and its package, never an error

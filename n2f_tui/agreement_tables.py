@@ -1,11 +1,11 @@
-"""The agreement report (``sessions.agreement``) as tables, for ``n2f agreement --format md|latex|csv``."""
+"""The agreement report (``sessions.study.agreement``) as tables, for ``n2f agreement --format md|latex|csv``."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from engines.core import Table
-from sessions.figures import figure, undefined_note
+from sessions.reports.figures import figure, undefined_note
 
 
 def _interval(ci: Any) -> str:

@@ -27,8 +27,8 @@ from n2f_tui.widgets.style import LIVE, Formats
 from sessions import api
 from sessions.collector import COLLECTOR
 from sessions.errors import N2FError
-from sessions.models import problems as backend_problems
-from sessions.store import list_run_meta
+from sessions.backends.models import problems as backend_problems
+from sessions.store.runs import list_run_meta
 
 DEMO_MODEL = "sim:latency=0.05"
 DEMO_CONCURRENCY = 4

@@ -57,7 +57,7 @@ class VersionAction(argparse.Action):
                          help="print the version (and the git revision of a checkout) and exit")
 
     def __call__(self, parser: argparse.ArgumentParser, *_: object) -> NoReturn:
-        from sessions.provenance import version_text
+        from sessions.run.provenance import version_text
 
         print(version_text())
         parser.exit()
@@ -135,7 +135,7 @@ def users_error(exc: Exception) -> bool:
 def warn_about_plugins() -> None:
     """A broken engine or backend plugin is named once, in one line; the others work."""
     from engines import problems as engine_problems
-    from sessions.models import problems as backend_problems
+    from sessions.backends.models import problems as backend_problems
 
     for line in engine_problems() + backend_problems():
         print(f"n2f: warning: {one_line(line)}", file=sys.stderr)

@@ -18,14 +18,14 @@ from rich.table import Table as RichTable
 from engines import get_engine
 from engines.core import EngineError
 from n2f_tui.render import safe_text
-from sessions.figures import UNDEFINED, proportion
+from sessions.reports.figures import UNDEFINED, proportion
 from n2f_tui.widgets.style import usage_line
 
 INTERVAL = ("_ci_low", "_ci_high")
 
 
 @dataclass(frozen=True)
-class Figure:
+class MetricLine:
     name: str
     label: str
     text: str  # the value with its unit (and interval)
@@ -65,7 +65,7 @@ def _describe(engine: str, name: str) -> tuple[int, str, str, bool]:
     return len(engine_metrics(engine)), name, "number", False
 
 
-def figures(engine: str, metrics: Mapping[str, Any]) -> list[Figure]:
+def figures(engine: str, metrics: Mapping[str, Any]) -> list[MetricLine]:
     """Every metric once (intervals folded into their figure), headline first, then in the engine's order."""
     out = []
     for name, value in metrics.items():
@@ -78,7 +78,7 @@ def figures(engine: str, metrics: Mapping[str, Any]) -> list[Figure]:
         if isinstance(low, (int, float)) and isinstance(high, (int, float)):
             text = (proportion(float(value), (float(low), float(high))) if unit == "fraction" else
                     text + f" [{formatted(float(low), unit)}, {formatted(float(high), unit)}]")
-        out.append((not headline, order, Figure(name, label, text, headline)))
+        out.append((not headline, order, MetricLine(name, label, text, headline)))
     return [figure for *_, figure in sorted(out, key=lambda entry: (entry[0], entry[1]))]
 
 

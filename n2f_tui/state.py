@@ -14,11 +14,11 @@ from typing import Any, Iterable
 from engines.core import STATUSES, Item, OnDemand, Tag, TagType
 from n2f_tui.finding import FIELD, SORT_FIELD, ItemFields, filter_choices
 from sessions import api
-from sessions.annotations import AnnotationLog, ItemMarks
-from sessions.results_log import summary_of
-from sessions.store import RunStore
-from sessions.study import load as load_study
-from sessions.usage import Usage, run_usage
+from sessions.study.annotations import AnnotationLog, ItemMarks
+from sessions.store.results_log import summary_of
+from sessions.store.runs import RunStore
+from sessions.study.sample import load as load_study
+from sessions.run.usage import Usage, run_usage
 
 WRONG = ("wrong", "unparseable", "scorer_error", "error")
 STATUS_RANK = {"error": 0, "scorer_error": 1, "unparseable": 2, "wrong": 3, "correct": 4, "pending": 5}
@@ -48,7 +48,7 @@ def study_items(store: RunStore) -> list[int]:
     return [i for i, item_id in enumerate(store.item_ids()) if item_id in wanted]
 
 
-class RunItems(OnDemand[Item]):
+class ItemsOnDemand(OnDemand[Item]):
     """The run's items, each read from the store when first asked for and a few hundred kept.
 
     A 100,000-item dedc run holds 180 MB of items: parsing them all would cost seconds
@@ -88,7 +88,7 @@ class RunState:
         self.store = store
         self.blind = blind  # automatic tags and what is derived from them stay hidden
         self.engine, self.settings = api.run_settings(store)
-        self.items = RunItems(store)
+        self.items = ItemsOnDemand(store)
         self.ids: list[str] = store.item_ids()
         self.records: dict[int, dict[str, Any]] = store.summaries()
         self.usage: Usage = run_usage(self.records.values())  # tokens over the records, kept up to date
@@ -196,7 +196,7 @@ class RunState:
         """Re-read results (after a rescore, a resume, or when the runner stops)."""
         if store is not None:
             self.store = store
-            self.items = RunItems(store)
+            self.items = ItemsOnDemand(store)
         self.records = self.store.summaries()
         self.usage = run_usage(self.records.values())
         self.versions = {i: self.versions.get(i, 0) + 1 for i in range(self.total)}

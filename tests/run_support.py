@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sessions.api import PreparedRun
-from sessions.runner import Progress
+from sessions.run.runner import Progress
 
 
 async def run_to_end(prepared: PreparedRun) -> Progress:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from sessions.store import RunStore
+from sessions.store.runs import RunStore
 from stub_openai import running_stub
 
 ROOT = Path(__file__).resolve().parents[1]

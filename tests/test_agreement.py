@@ -6,10 +6,10 @@ import pytest
 
 from engines import get_engine
 from engines.core import parse_settings
-from sessions.agreement import agreement_report
-from sessions.statistics import cohen_kappa
+from sessions.study.agreement import agreement_report
+from sessions.study.statistics import cohen_kappa
 from sessions.api import prepare_run
-from sessions.store import RunStore
+from sessions.store.runs import RunStore
 
 
 def test_kappa_matches_the_textbook_example():
@@ -101,8 +101,8 @@ async def test_a_sim_run_without_review_has_no_agreement():
 def test_a_code_everyone_gave_on_every_item_has_no_kappa_and_says_why():
     """p_e = 1 (both said yes throughout): kappa is 0/0, so "—" with the reason, not 1.00."""
     from n2f_tui.commands.study import agreement_text
-    from sessions.agreement import AgreementReport, group_figures
-    from sessions.statistics import KAPPA_UNDEFINED
+    from sessions.study.agreement import AgreementReport, group_figures
+    from sessions.study.statistics import KAPPA_UNDEFINED
 
     sets = [[frozenset({"omission"}), frozenset({"omission"})] for _ in range(4)]
     sets[0][1] = frozenset({"omission", "redundancy"})

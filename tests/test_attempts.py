@@ -7,9 +7,9 @@ import pytest
 from engines import get_engine
 from engines.core import SettingsError
 from sessions.api import item_detail, prepare_resume, prepare_run
-from sessions.attempts import fork_with_templates, list_attempts, rerun_item
+from sessions.run.attempts import fork_with_templates, list_attempts, rerun_item
 from sessions.backends.base import Backend, BackendError, Completion, ModelSpec
-from sessions.store import RunStore
+from sessions.store.runs import RunStore
 from stub_openai import running_stub
 
 EDITED = "EDITED PROMPT\nQuestion: {question}\nAnswer:"

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from sessions.cache import PUT_BATCH, ResponseCache, cache_key
+from sessions.backends.cache import PUT_BATCH, ResponseCache, cache_key
 
 
 @pytest.fixture(autouse=True)

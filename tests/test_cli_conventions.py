@@ -132,7 +132,7 @@ def test_the_top_level_help_pays_for_no_command_group():
     engine, no store, no rich (0.33 s of CPU before, 7x a bare interpreter; the figure is in the notes)."""
     probe = ("import sys\nfrom n2f_tui.cli import main\n"
              "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
-             "heavy = ('engines', 'sessions.api', 'sessions.store', 'rich', 'textual', 'importlib.metadata', 'asyncio')\n"
+             "heavy = ('engines', 'sessions.api', 'sessions.store.runs', 'rich', 'textual', 'importlib.metadata', 'asyncio')\n"
              "print('LOADED', [m for m in heavy if m in sys.modules])\n")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
                           env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})

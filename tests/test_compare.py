@@ -7,10 +7,10 @@ import pytest
 from engines.core import parse_settings
 from fake_engine import FakeEngine, FakeSettings, register
 from sessions.api import prepare_run
-from sessions.attempts import fork_with_templates
-from sessions.compare import ItemComparison, compare_runs, comparison_summary
+from sessions.run.attempts import fork_with_templates
+from sessions.reports.compare import ItemComparison, compare_runs, comparison_summary
 from sessions.errors import InputError
-from sessions.store import RunStore
+from sessions.store.runs import RunStore
 
 
 async def sim_run(error_rate, n):
@@ -75,8 +75,8 @@ async def test_refuses_other_engines_and_runs_without_common_items(monkeypatch):
 
 
 async def test_unmatched_items_are_counted_and_differences_listed():
-    from sessions.describe import describe_run, run_differences, template_hash
-    from sessions.compare import unmatched
+    from sessions.reports.describe import describe_run, run_differences, template_hash
+    from sessions.reports.compare import unmatched
 
     prepared = await prepare_run("dedc", ["shots=2"], model="sim", limit=5)
     await prepared.runner.run()

@@ -24,7 +24,7 @@ import pytest
 
 from engines.compost.kg import KG_PATH
 from sessions.errors import InputError
-from sessions.sparql import preflight
+from sessions.tools.sparql import preflight
 
 HTML = b"<html><body><h1>Welcome</h1></body></html>"
 

@@ -21,7 +21,7 @@ from engines.compost.lexicon import (DBO, DBR, INDUSTRY, NATIONALITY, RDF_TYPE, 
                                      industry_phrase)
 from engines.compost.patterns import CENTRE, node, sub_patterns
 from engines.compost.settings import CompostSettings
-from sessions.sparql import sparql
+from sessions.tools.sparql import sparql
 
 
 @pytest.mark.parametrize("depth,breadth,count", [(2, 2, 10), (3, 2, 21), (2, 3, 29), (3, 3, 72)])

@@ -15,7 +15,7 @@ from engines.compost.lexicon import (ADJECTIVES, COUNTRY, DBO, DBP, DBR, INDUSTR
                                      Entry, Reading, article, default_lexicon, industry_phrase)
 from engines.compost.settings import CompostSettings
 from engines.core import DataError
-from sessions.sparql import sparql
+from sessions.tools.sparql import sparql
 from official_data import DATA_ROOT
 
 LEXICON = DATA_ROOT / "compost" / "lexicon"

@@ -27,9 +27,9 @@ import krippendorff
 import pytest
 
 from n2f_tui.cli import main
-from sessions.agreement import agreement_report
-from sessions.labels import store_labels
-from sessions.store import RunStore
+from sessions.study.agreement import agreement_report
+from sessions.study.labels import store_labels
+from sessions.store.runs import RunStore
 
 LABELS = {
     "ada": [{"omission"}, {"omission"}, {"redundancy"}, set(), {"omission", "redundancy"}, {"omission"}],

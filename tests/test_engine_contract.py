@@ -16,7 +16,7 @@ from typing import get_args
 from engines import engine_names, get_engine
 from engines.contract import Engine, Unit
 from engines.core import STATUSES, Item, ItemResult, RunResults, SimOptions, parse_settings, settings_fields
-from sessions.tools import TOOLS, run_tool
+from sessions.tools.dispatch import TOOLS, run_tool
 
 OPERATIONS = [name for name, member in inspect.getmembers(Engine, inspect.isfunction) if not name.startswith("_")]
 

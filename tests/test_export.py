@@ -17,7 +17,7 @@ import pytest
 
 from engines import engine_names
 from sessions import api
-from sessions.store import RunStore
+from sessions.store.runs import RunStore
 from tui_support import make_run
 
 SCORED = ("correct", "wrong", "unparseable")
@@ -49,7 +49,7 @@ async def test_an_inspect_log_of_a_run_reads_back_with_inspect_ai(engine, tmp_pa
     """Sample count, each sample's verdict and scores, and Inspect's own accuracy equal n2f's."""
     from inspect_ai.log import read_eval_log
 
-    from sessions.inspect_log import write_inspect_log
+    from sessions.reports.inspect_log import write_inspect_log
 
     run = await make_run(f"i-{engine}", limit=10, engine=engine, model="sim:error_rate=0.5", seed=3)
     store = RunStore.open(run)
@@ -150,7 +150,7 @@ def test_the_export_streams_item_by_item(monkeypatch):
     """A run is read one item and one record at a time, never as a whole (the rows are made as they are written)."""
     import asyncio
 
-    from sessions.export import export_rows, plan_columns
+    from sessions.reports.export import export_rows, plan_columns
 
     asyncio.run(make_run("stream", limit=30))
     store = RunStore.open("stream")

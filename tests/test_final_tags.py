@@ -7,10 +7,10 @@ import json
 
 from n2f_tui.cli import main
 from sessions import api
-from sessions.agreement import agreement_report
-from sessions.compare import compare_runs
-from sessions.export import export_rows, plan_columns
-from sessions.store import RunStore
+from sessions.study.agreement import agreement_report
+from sessions.reports.compare import compare_runs
+from sessions.reports.export import export_rows, plan_columns
+from sessions.store.runs import RunStore
 from tui_support import inspect_run, make_run, report_text
 
 

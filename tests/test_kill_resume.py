@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from sessions.results_log import ResultsLog
+from sessions.store.results_log import ResultsLog
 from test_cli import n2f
 
 COMPARED = ("n", "counts", "accuracy", "tags", "metrics", "tables")

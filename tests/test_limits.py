@@ -1,6 +1,6 @@
 """The adaptive concurrency limit and the headers it reads, on a fake clock: no wall-clock asserts.
 
-The figures are hand computations of the rules in ``sessions.limits`` (drop to the calls the
+The figures are hand computations of the rules in ``sessions.backends.limits`` (drop to the calls the
 server still holds, grow by 1/limit, slow start below half the last limit) and of the header
 formats OpenAI documents (``retry-after-ms``, ``x-ratelimit-reset-*`` as Go durations).
 """
@@ -15,7 +15,7 @@ import pytest
 from sessions.backends.base import BackendError
 from sessions.backends.overload import MAX_RETRY_AFTER, OVERLOAD_RETRIES, Overloaded, call_within
 from sessions.backends.rate_headers import duration, quota_pause, retry_after
-from sessions.limits import AdaptiveLimit
+from sessions.backends.limits import AdaptiveLimit
 
 
 class Clock:

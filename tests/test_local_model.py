@@ -25,9 +25,9 @@ from sessions.api import prepare_run
 from sessions.backends.base import ModelSpec
 from sessions.config import Config
 from sessions.errors import InputError
-from sessions.models import make_backend, parse_model_spec
-from sessions.service import ServiceOptions
-from sessions.store import RunStore
+from sessions.backends.models import make_backend, parse_model_spec
+from sessions.backends.service import ServiceOptions
+from sessions.store.runs import RunStore
 
 ROOT = Path(__file__).resolve().parents[1]
 

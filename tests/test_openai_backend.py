@@ -19,10 +19,10 @@ from engines.core import Item, Message, Step
 from sessions.api import prepare_resume, prepare_run
 from sessions.backends.base import BackendError, CallRequest, ModelSpec
 from sessions.backends.openai_backend import AzureTarget, OpenAIBackend, is_local_url
-from sessions.cache import ResponseCache
+from sessions.backends.cache import ResponseCache
 from sessions.config import Config
 from sessions.errors import InputError
-from sessions.store import RunStore
+from sessions.store.runs import RunStore
 from run_support import run_to_end
 from stub_openai import running_stub
 
@@ -382,7 +382,7 @@ async def test_preflight_sends_no_request_to_a_hanging_server(stub):
 
 def test_config_reaches_the_backend(stub):
     from engines import get_engine
-    from sessions.models import make_backend as backend_for
+    from sessions.backends.models import make_backend as backend_for
 
     config = Config(openai_base_url=stub.base_url, openai_organization="org-1", openai_project="proj-1",
                     openai_deadline=7.0, openai_attempt_timeout=30.0, openai_max_retries=1, openai_transport="httpx")

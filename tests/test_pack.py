@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sessions.store import RunStore
+from sessions.store.runs import RunStore
 
 RUN = ["run", "dedc", "-m", "sim:error_rate=0.7", "-n", "40", "--name", "shared", "-q", "--json"]
 

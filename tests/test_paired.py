@@ -8,7 +8,7 @@ import random
 import pytest
 
 from n2f_tui.cli import main
-from sessions.paired import mcnemar_exact, paired_intervals
+from sessions.study.paired import mcnemar_exact, paired_intervals
 
 
 def test_mcnemar_exact_equals_the_hand_computation():

@@ -226,7 +226,7 @@ async def test_the_inspectors_report_screen_shows_the_paper_rows():
 def test_a_run_of_a_paper_model_gets_the_difference_and_its_interval():
     """30 base items, 25 correct, by ``openai:gpt-4o``: P_dc 83.33 against the paper's 81.42 for GPT-4o."""
     from engines.core import ItemResult, RunResults
-    from sessions.papers import paper_block
+    from sessions.reports.papers import paper_block
 
     eng = get_engine("dedc")
     settings = parse_settings(eng.settings_type, [])
@@ -304,7 +304,7 @@ def test_a_run_in_the_figures_configuration_gets_a_verdict():
 
 def test_reports_say_when_the_model_does_not_read_the_prompt():
     from engines.core import ItemResult, RunResults
-    from sessions.papers import paper_block
+    from sessions.reports.papers import paper_block
 
     eng = get_engine("dedc")
     settings = parse_settings(eng.settings_type, [])

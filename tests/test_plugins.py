@@ -160,7 +160,7 @@ def test_a_broken_plugin_is_one_line_and_the_others_keep_working(site):
     assert len(warnings) == 3 + 1, runs.stderr  # one line per broken plugin, then "no runs yet"
     assert "'broken' (n2f-broken-import" in warnings[0] and "ModuleNotFoundError" in warnings[0]
     assert "'wrongname' (n2f-misnamed" in warnings[1] and "its name is 'misnamed'" in warnings[1]
-    assert "model backend plugin 'nothing' (n2f-nobackend" in warnings[2] and "not a sessions.models.BackendKind" in warnings[2]
+    assert "model backend plugin 'nothing' (n2f-nobackend" in warnings[2] and "not a sessions.backends.models.BackendKind" in warnings[2]
     assert "Traceback" not in runs.stderr
 
     dedc = json.loads(n2f(site, "run", "dedc", "-n", "5", "--json", "-q").stdout)

@@ -8,7 +8,7 @@ import random
 import krippendorff
 import pytest
 
-from sessions.reliability import alpha_nominal, binary_alpha, binary_columns, label_alphas
+from sessions.study.reliability import alpha_nominal, binary_alpha, binary_columns, label_alphas
 
 NA = None
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section C: nominal data, 4 observers,

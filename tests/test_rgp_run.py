@@ -15,9 +15,9 @@ from n2f_tui.cli import main
 from sessions import api
 from sessions.backends.base import Backend, BackendError, ModelSpec
 from sessions.backends.offline import OracleBackend
-from sessions.runner import run_steps
-from sessions.store import RunStore
-from sessions.tools import run_tool
+from sessions.run.runner import run_steps
+from sessions.store.runs import RunStore
+from sessions.tools.dispatch import run_tool
 from official_data import DATA_ROOT
 
 DATA = DATA_ROOT / "rgp"
@@ -120,7 +120,7 @@ def test_rescore_and_show_never_execute(capsys, monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("the sandbox was asked to run something")
 
-    monkeypatch.setattr("sessions.sandbox.Sandbox.submit", refuse)
+    monkeypatch.setattr("sessions.tools.sandbox.Sandbox.submit", refuse)
     assert main(["rescore", "r"]) == 0
     capsys.readouterr()
     assert main(["report", "r", "--json"]) == 0

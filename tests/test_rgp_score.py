@@ -26,7 +26,7 @@ def reply(program: str) -> str:
 
 
 def sandbox_report(item, stdouts=None, changes=None) -> str:
-    """A tool output as sessions.tools.python_sandbox writes it; by default every sample is right."""
+    """A tool output as sessions.tools.dispatch.python_sandbox writes it; by default every sample is right."""
     runs = []
     for i, sample in enumerate(item.inputs["samples"]):
         run = {"input": sample["input"], "stdout": sample["output"] + "\n", "stdout_truncated": False, "stderr": "",

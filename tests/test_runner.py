@@ -12,8 +12,8 @@ from engines.core import SimOptions, parse_settings
 from fake_engine import FakeEngine, FakeSettings
 from sessions.backends.base import Backend, BackendError, Completion, ModelSpec
 from sessions.backends.offline import SimBackend
-from sessions.runner import Progress, Runner
-from sessions.store import RunStore
+from sessions.run.runner import Progress, Runner
+from sessions.store.runs import RunStore
 
 
 def new_run(n=20, steps=1):
@@ -197,8 +197,8 @@ async def test_a_backend_that_never_waits_still_lets_the_scorer_and_timers_run()
 
 
 async def test_a_run_whose_results_did_not_reach_the_disk_is_not_called_finished(monkeypatch):
-    import sessions.results_log as log
-    from sessions.store import PersistError
+    import sessions.store.results_log as log
+    from sessions.store.runs import PersistError
 
     engine, settings, store = new_run(12)
     real = log.ResultsLog.append
@@ -216,9 +216,9 @@ async def test_a_run_whose_results_did_not_reach_the_disk_is_not_called_finished
 
 
 async def test_a_write_that_fails_mid_run_stops_it_and_keeps_what_was_stored(monkeypatch):
-    import sessions.results_log as log
-    import sessions.runner as runner_module
-    from sessions.store import PersistError
+    import sessions.store.results_log as log
+    import sessions.run.runner as runner_module
+    from sessions.store.runs import PersistError
 
     monkeypatch.setattr(runner_module, "FLUSH_SECONDS", 0.01)
     engine, settings, store = new_run(400)

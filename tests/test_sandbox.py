@@ -23,8 +23,8 @@ import pytest
 from engines import get_engine
 from engines.rgp.generate import build_items
 from engines.rgp.settings import RgpSettings
-from sessions.sandbox import Limits, RunResult, Sandbox, SandboxError
-from sessions.tools import python_sandbox
+from sessions.tools.sandbox import Limits, RunResult, Sandbox, SandboxError
+from sessions.tools.dispatch import python_sandbox
 
 HOME = os.path.expanduser("~")
 GRID_PROGRAM = "s = input().split()\nprint('\\n'.join('**..' if c in 'ACEG' else '..**' for c in s))\n"
@@ -88,7 +88,7 @@ def test_isolation_level_is_detected_and_in_force(sandbox):
 
 
 def test_the_level_names_every_layer():
-    from sessions.sandbox_server import Isolation
+    from sessions.tools.sandbox_server import Isolation
 
     iso = object.__new__(Isolation)
     iso.unavailable, iso.userns, iso.seccomp = "", True, b"filter"
@@ -375,7 +375,7 @@ def test_user_namespace_path_as_a_non_root_harness_would_get_it():
     """The server started inside ``unshare -r`` (not root in the initial namespace) uses a user namespace."""
     if shutil.which("unshare") is None or subprocess.run(["unshare", "-r", "true"]).returncode != 0:
         pytest.skip("no unprivileged user namespaces here")
-    server = Path(__file__).resolve().parents[1] / "sessions" / "sandbox_server.py"
+    server = Path(__file__).resolve().parents[1] / "sessions" / "tools" / "sandbox_server.py"
     netns = str(os.stat("/proc/self/ns/net").st_ino)
     proc = subprocess.Popen(["unshare", "-r", sys.executable, "-I", str(server), netns, "3"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env={"PATH": "/usr/bin:/bin"},

@@ -82,8 +82,8 @@ def home(account, tmp_path):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
         path.chmod(0o600)
-    (checkout / "sessions").mkdir(parents=True)
-    shutil.copy(ROOT / "sessions" / "sandbox_server.py", checkout / "sessions")
+    (checkout / "sessions" / "tools").mkdir(parents=True)
+    shutil.copy(ROOT / "sessions" / "tools" / "sandbox_server.py", checkout / "sessions" / "tools")
     shutil.copy(ROOT / "README.md", checkout)
     agent = socket.socket(socket.AF_UNIX)
     agent.bind(str(user_home / "agent.sock"))
@@ -116,7 +116,7 @@ class Server:
         env = {"PATH": "/usr/bin:/bin", "HOME": str(user_home), "OPENAI_API_KEY": KEY,
                "N2F_HOME": str(user_home / ".local/share/n2f-tui"), "LANG": "C.UTF-8"}
         self.process = subprocess.Popen(
-            [*wrapper, python, "-I", str(checkout / "sessions" / "sandbox_server.py"), netns, "8"],
+            [*wrapper, python, "-I", str(checkout / "sessions" / "tools" / "sandbox_server.py"), netns, "8"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=user_home, env=env,
             start_new_session=True, **as_user(uid))
         self.hello = json.loads(self.process.stdout.readline())["hello"]
@@ -171,7 +171,7 @@ def test_escape_programs_as_a_normal_user_get_nothing(account, home):
             sock.accept()
         sock.close()
     assert tree_digest(user_home) == before
-    assert sorted(p.name for p in checkout.rglob("*")) == ["README.md", "sandbox_server.py", "sessions"]
+    assert sorted(p.name for p in checkout.rglob("*")) == ["README.md", "sandbox_server.py", "sessions", "tools"]
 
 
 READS = ["read the private key", "read the config with the API key", "read a dotfile", "list the home directory",

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-import sessions.sparql as sparql_module
+import sessions.tools.sparql as sparql_module
 from sessions.backends.base import BackendError
-from sessions.sparql import MAX_COMPONENTS, components, embedded_worker, sparql
-from sessions.sparql_worker import QueryWorker, WorkerError
-from sessions.tools import TOOLS
+from sessions.tools.sparql import MAX_COMPONENTS, components, embedded_worker, sparql
+from sessions.tools.sparql_worker import QueryWorker, WorkerError
+from sessions.tools.dispatch import TOOLS
 
 GOLD = ("SELECT ?result WHERE { ?result <http://dbpedia.org/ontology/deathPlace> "
         "<http://dbpedia.org/resource/Baghdad> . }")
@@ -116,7 +116,7 @@ def test_a_query_process_killed_between_queries_is_replaced():
 def test_the_query_process_exits_with_its_parent_even_mid_query():
     code = (
         "import threading, time\n"
-        "from sessions.sparql import embedded_worker\n"
+        "from sessions.tools.sparql import embedded_worker\n"
         "worker = embedded_worker()\n"
         "print(worker.start(), flush=True)\n"
         f"threading.Thread(target=worker.query, args=({SLOW!r}, 10, 600.0), daemon=True).start()\n"

@@ -17,11 +17,11 @@ import pyoxigraph
 import pytest
 from aiohttp import web
 
-import sessions.sparql as sparql_module
-import sessions.sparql_endpoint as endpoint_module
+import sessions.tools.sparql as sparql_module
+import sessions.tools.sparql_endpoint as endpoint_module
 from engines.compost.kg import KG_PATH
 from sessions.api import build_report, prepare_resume, prepare_run
-from sessions.store import RunStore
+from sessions.store.runs import RunStore
 from run_support import run_to_end
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sessions.statistics import (Resampler, cohen_kappa, fleiss_kappa, fleiss_from_sums, pair_figures,
+from sessions.study.statistics import (Resampler, cohen_kappa, fleiss_kappa, fleiss_from_sums, pair_figures,
                                  percentile_interval, quality_figures)
 
 

@@ -24,8 +24,8 @@ from n2f_tui.app import N2FApp
 from n2f_tui.widgets.style import STABLE
 from sessions import api
 from sessions.backends.base import Backend, CallRequest, Completion
-from sessions.runner import Runner
-from sessions.store import RunStore
+from sessions.run.runner import Runner
+from sessions.store.runs import RunStore
 from test_local_model import FakeLlama, gemma_path  # noqa: F401 (a fixture)
 from tui_support import screen_named, until
 

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from engines.core import Item
 from sessions.errors import InputError
-from sessions.results_log import INDEX, RECORDS
-from sessions.store import PersistError, RunStore, resolve_run
+from sessions.store.results_log import INDEX, RECORDS
+from sessions.store.runs import PersistError, RunStore, resolve_run
 
 
 def make_store(n=5, name="", own=True):
@@ -125,7 +125,7 @@ def test_the_owner_cuts_a_torn_tail_left_by_a_crash():
 
 
 def test_a_failed_write_raises_and_keeps_what_was_stored(monkeypatch):
-    import sessions.results_log as log
+    import sessions.store.results_log as log
 
     store = make_store()
     store.add_result(0, record(0))
@@ -240,7 +240,7 @@ def test_a_run_from_the_earlier_tinydb_layout_opens_and_is_converted_by_its_owne
 
 
 def test_delete_run_removes_it_unless_it_is_being_written():
-    from sessions.store import delete_run
+    from sessions.store.runs import delete_run
 
     keep = make_store(name="keep", own=False)
     busy = make_store(name="busy")

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from sessions.results_log import INDEX, RECORDS, ResultsLog
+from sessions.store.results_log import INDEX, RECORDS, ResultsLog
 from test_cli import n2f
 
 COMPARED = ("n", "counts", "accuracy", "tags", "metrics", "tables")
@@ -157,7 +157,7 @@ def test_a_full_disk_stops_the_run_clearly_and_resume_finishes_it(tmp_path):
 ANNOTATE = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from sessions.annotations import AnnotationLog
+    from sessions.study.annotations import AnnotationLog
     folder, who, count = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
     log = AnnotationLog(folder, annotator=who)
     print("ready", flush=True)
@@ -180,7 +180,7 @@ def test_two_processes_annotating_at_once_keep_every_event():
     for writer in writers:
         assert writer.wait(timeout=120) == 0
 
-    from sessions.store import RunStore
+    from sessions.store.runs import RunStore
 
     events = RunStore(folder).annotations().events()
     assert len(events) == 1000 and len({e["id"] for e in events}) == 1000

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from n2f_tui.cli import main
-from sessions.store import RunStore
+from sessions.store.runs import RunStore
 
 RUN = ["run", "dedc", "-m", "sim:error_rate=0.7", "-n", "90", "--name", "shared", "-q", "--json"]
 STUDY = ["study", "create", "shared", "--size", "30", "--seed", "0", "--stratify", "tag", "--only", "wrong"]
@@ -154,7 +154,7 @@ def test_study_and_import_refuse_bad_input(tmp_path, monkeypatch, capsys):
 
 
 def test_the_annotator_comes_from_the_flag_then_the_config_then_the_login(n2f_home, monkeypatch):
-    from sessions.annotations import resolve_annotator
+    from sessions.study.annotations import resolve_annotator
     from sessions.errors import InputError
     from sessions.paths import config_path
 

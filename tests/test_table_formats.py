@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from sessions.store import RunStore
+from sessions.store.runs import RunStore
 
 
 def n2f(*args: str) -> str:

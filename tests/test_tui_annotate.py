@@ -15,7 +15,7 @@ from n2f_tui.widgets.style import STABLE
 from n2f_tui.screens.agreement import AgreementScreen
 from n2f_tui.widgets.detail import DetailView
 from sessions import api
-from sessions.store import RunStore
+from sessions.store.runs import RunStore
 from tui_support import detail_shown, inspect_run, make_run, screen_named, until
 
 
@@ -172,7 +172,7 @@ async def test_the_run_screen_shows_tags_another_process_adds():
         index = screen.current
         item_id = screen.state.ids[index]
         row_before = screen.render_row(screen.vlist.cursor).plain
-        script = ("import sys; from sessions.store import RunStore; "
+        script = ("import sys; from sessions.store.runs import RunStore; "
                   "RunStore.open('together').annotations(annotator=sys.argv[2]).add(sys.argv[1], 'tag_add', "
                   "code=sys.argv[3], label='')")
         subprocess.run([sys.executable, "-c", script, item_id, "carol", "variable_misuse"], check=True, env=dict(os.environ))

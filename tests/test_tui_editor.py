@@ -8,8 +8,8 @@ import pytest
 
 from engines.dedc.prompts import DEFAULT_TEMPLATE
 from n2f_tui.screens.editor import EditorScreen
-from sessions.attempts import list_attempts
-from sessions.store import RunStore, list_run_meta
+from sessions.run.attempts import list_attempts
+from sessions.store.runs import RunStore, list_run_meta
 from tui_support import inspect_run, make_run, screen_named, until
 
 

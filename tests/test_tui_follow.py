@@ -18,7 +18,7 @@ from textual.widgets import DataTable
 from n2f_tui.app import N2FApp
 from n2f_tui.widgets.progress import RunHeader
 from n2f_tui.widgets.style import STABLE
-from sessions.store import RunStore, list_run_meta
+from sessions.store.runs import RunStore, list_run_meta
 from tui_support import screen_named, until
 
 ITEMS = 300

@@ -19,7 +19,7 @@ from n2f_tui.app import N2FApp
 from n2f_tui.cli import main as cli_main
 from n2f_tui.screens.editor import EditorScreen
 from n2f_tui.widgets.style import STABLE
-from sessions.store import list_run_meta
+from sessions.store.runs import list_run_meta
 from tui_support import detail_shown, make_run, screen_named, until
 
 ROOT = Path(__file__).resolve().parent.parent

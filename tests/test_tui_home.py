@@ -12,7 +12,7 @@ from engines.dedc.settings import DedcSettings
 from n2f_tui.app import N2FApp
 from n2f_tui.widgets.style import STABLE
 from sessions import api
-from sessions.store import RunStore, list_run_meta
+from sessions.store.runs import RunStore, list_run_meta
 from tui_support import make_run, screen_named, until
 
 

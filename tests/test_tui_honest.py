@@ -14,9 +14,9 @@ from n2f_tui.screens.editor import EditorScreen, editor_head
 from n2f_tui.screens.report import ReportScreen
 from n2f_tui.widgets.detail import DetailView
 from n2f_tui.widgets.style import STABLE
-from sessions.attempts import fork_with_templates
-from sessions.describe import describe_run, template_hash
-from sessions.store import RunStore
+from sessions.run.attempts import fork_with_templates
+from sessions.reports.describe import describe_run, template_hash
+from sessions.store.runs import RunStore
 from tui_support import inspect_run, make_run, screen_named, until
 
 COMPOST_BIG = 6  # index of the first compost item (seed 0) whose reply matches thousands of rows

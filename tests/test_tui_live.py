@@ -9,7 +9,7 @@ from n2f_tui.widgets.style import STABLE
 from n2f_tui.cli import main as cli_main
 from n2f_tui.widgets.progress import RunHeader
 from sessions import api
-from sessions.store import RunStore, list_run_meta
+from sessions.store.runs import RunStore, list_run_meta
 from tui_support import screen_named, until
 
 

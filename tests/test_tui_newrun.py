@@ -9,8 +9,8 @@ from engines import get_engine
 from engines.core import settings_fields
 from n2f_tui.app import N2FApp
 from n2f_tui.widgets.style import STABLE
-from sessions.form_memory import load_form_memory
-from sessions.store import RunStore
+from sessions.store.form_memory import load_form_memory
+from sessions.store.runs import RunStore
 from tui_support import screen_named, until
 
 

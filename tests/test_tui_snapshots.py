@@ -100,7 +100,7 @@ def test_new_run_dialog_scrolled_to_the_last_setting(snap_compare, size):
 def test_report_after_review(snap_compare, runs, size):
     """After omission is removed and redundancy added on one item: the summary says what was reviewed,
     and the report is scrolled to the automatic vs final counts."""
-    from sessions.store import RunStore
+    from sessions.store.runs import RunStore
 
     store = RunStore.open("base")
     summaries = store.summaries()

@@ -11,8 +11,8 @@ from n2f_tui.app import N2FApp
 from n2f_tui.widgets.style import STABLE
 from n2f_tui.widgets.progress import progress_text
 from sessions.config import Price
-from sessions.smoke import run_smoke
-from sessions.usage import Usage
+from sessions.run.smoke import run_smoke
+from sessions.run.usage import Usage
 from tui_support import screen_named, until
 
 

@@ -9,7 +9,7 @@ import threading
 
 from engines import get_engine
 from n2f_tui.widgets.detail import DetailView
-from sessions.store import RunStore
+from sessions.store.runs import RunStore
 from tui_support import detail_shown, inspect_run, make_run, until
 
 

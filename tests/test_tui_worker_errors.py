@@ -60,7 +60,7 @@ async def test_the_report_worker(monkeypatch):
 
 
 async def test_the_home_screens_summaries_worker(monkeypatch):
-    from sessions.store import RunStore
+    from sessions.store.runs import RunStore
 
     monkeypatch.setattr(RunStore, "summary", injected)
     async with inspector() as (app, pilot):
@@ -90,7 +90,7 @@ async def test_the_run_screens_metrics_worker(monkeypatch):
 
 
 async def test_the_editors_rerun_worker(monkeypatch):
-    monkeypatch.setattr("sessions.attempts.rerun_item", injected)
+    monkeypatch.setattr("sessions.run.attempts.rerun_item", injected)
     async with inspector("done") as (app, pilot):
         app.screen.action_edit()
         await until(pilot, lambda: isinstance(app.screen, EditorScreen))

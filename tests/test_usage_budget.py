@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from engines import engine_names
-from sessions.store import RunStore
+from sessions.store.runs import RunStore
 from stub_openai import running_stub
 from test_cli import assert_clear_error, n2f
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 from sessions import api
 from sessions.backends.base import Backend, CallRequest, Completion
 from sessions.config import Price
-from sessions.results_log import summary_of
-from sessions.runner import Runner
-from sessions.store import RunStore
-from sessions.usage import Budget, Usage, run_usage
+from sessions.store.results_log import summary_of
+from sessions.run.runner import Runner
+from sessions.store.runs import RunStore
+from sessions.run.usage import Budget, Usage, run_usage
 
 PROMPT, COMPLETION = 10, 5  # what the metered model reports for every call
 PER_ITEM = PROMPT + COMPLETION  # dedc: one step per item

@@ -42,7 +42,7 @@ def service_options(p: argparse.ArgumentParser) -> None:
 
 
 def service_of(args: argparse.Namespace) -> Any:
-    from sessions.service import ServiceOptions
+    from sessions.backends.service import ServiceOptions
 
     return ServiceOptions(cache=args.cache, rpm=args.rpm, tpm=args.tpm)
 

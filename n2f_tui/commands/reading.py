@@ -19,11 +19,11 @@ from n2f_tui.plain import print_whole
 from n2f_tui.render import Fold, render_papers_listing, render_view, safe_text, status_text
 from sessions import api
 from sessions.errors import InputError
-from sessions.figures import proportion
-from sessions.papers import papers_listing
-from sessions.run_index import damaged_runs
-from sessions.store import RunStore, list_run_meta
-from sessions.usage import Usage
+from sessions.reports.figures import proportion
+from sessions.reports.papers import papers_listing
+from sessions.store.index import damaged_runs
+from sessions.store.runs import RunStore, list_run_meta
+from sessions.run.usage import Usage
 
 EXPORT_FORMATS = ("jsonl", "csv", "parquet", "inspect")
 
@@ -75,7 +75,7 @@ def cmd_papers(args: argparse.Namespace) -> int:
 
 def cmd_runs(args: argparse.Namespace) -> int:
     from sessions.config import reading_config
-    from sessions.describe import describe_run
+    from sessions.reports.describe import describe_run
 
     config, problem = reading_config()
     if problem:
@@ -168,9 +168,9 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    """Rows are written as they are read (``sessions.export``); parquet and inspect write to a file."""
-    from sessions.export import export_rows, plan_columns
-    from sessions.export_formats import csv_lines, jsonl_lines, write_parquet, write_text
+    """Rows are written as they are read (``sessions.reports.export``); parquet and inspect write to a file."""
+    from sessions.reports.export import export_rows, plan_columns
+    from sessions.reports.export_formats import csv_lines, jsonl_lines, write_parquet, write_text
 
     if args.format in ("parquet", "inspect") and not args.out:
         raise InputError(f"--format {args.format} writes a file: give it with -o FILE")
@@ -178,7 +178,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.format == "inspect":
         if len(stores) > 1:
             raise InputError("an Inspect log holds one run: export each run to its own .eval file")
-        from sessions.inspect_log import write_inspect_log
+        from sessions.reports.inspect_log import write_inspect_log
 
         write_inspect_log(stores[0], args.out)
         return 0

@@ -22,7 +22,7 @@ from n2f_tui.commands.common import budget_options, engine_options, err, print_r
 from n2f_tui.widgets.style import usage_line
 from sessions import api
 from sessions.errors import InputError, RuntimeFailure
-from sessions.store import RunStore
+from sessions.store.runs import RunStore
 
 
 def add_parsers(sub: Any) -> None:

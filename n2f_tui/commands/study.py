@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from n2f_tui.commands import summary
-from sessions.figures import figure, undefined_note
-from sessions.annotations import resolve_annotator
+from sessions.reports.figures import figure, undefined_note
+from sessions.study.annotations import resolve_annotator
 from sessions.errors import InputError
-from sessions.store import RunStore
+from sessions.store.runs import RunStore
 
 
 def add_parsers(sub: Any) -> None:
@@ -66,8 +66,8 @@ def add_parsers(sub: Any) -> None:
 
 
 def cmd_study(args: argparse.Namespace) -> int:
-    from sessions import study as studies
-    from sessions.labels import store_labels
+    from sessions.study import sample as studies
+    from sessions.study.labels import store_labels
 
     store = RunStore.open(args.run)
     if args.study_command == "create":
@@ -110,7 +110,7 @@ def cmd_annotations(args: argparse.Namespace) -> int:
 
 def import_events(store: RunStore, lines: list[str], source: str, force: bool) -> int:
     """``annotations import``: refused when events were made on other outputs, unless ``force``."""
-    from sessions.fingerprint import check_import, output_hashes, refusal
+    from sessions.store.fingerprint import check_import, output_hashes, refusal
 
     check = check_import(lines, output_hashes(store))
     if check.foreign and not force:
@@ -123,7 +123,7 @@ def import_events(store: RunStore, lines: list[str], source: str, force: bool) -
 
 
 def cmd_pack(args: argparse.Namespace) -> int:
-    from sessions.pack import pack_run
+    from sessions.store.pack import pack_run
 
     store, fingerprint, size = pack_run(args.run, Path(args.out))
     print(f"packed run {store.label} ({store.total} items, fingerprint {fingerprint}) into {args.out} ({size:,} bytes)")
@@ -131,7 +131,7 @@ def cmd_pack(args: argparse.Namespace) -> int:
 
 
 def cmd_unpack(args: argparse.Namespace) -> int:
-    from sessions.pack import unpack_run
+    from sessions.store.pack import unpack_run
 
     done = unpack_run(Path(args.file))
     if done.installed:
@@ -144,7 +144,7 @@ def cmd_unpack(args: argparse.Namespace) -> int:
 
 def settle(store: RunStore, args: argparse.Namespace) -> int:
     from sessions import api
-    from sessions.labels import store_labels
+    from sessions.study.labels import store_labels
 
     _, item = api.find_item(store, args.item)
     engine, _ = api.run_settings(store)
@@ -161,7 +161,7 @@ def settle(store: RunStore, args: argparse.Namespace) -> int:
 
 
 def cmd_agreement(args: argparse.Namespace) -> int:
-    from sessions.agreement import agreement_report
+    from sessions.study.agreement import agreement_report
 
     store = RunStore.open(args.run)
     names = [n.strip() for n in args.annotators.split(",") if n.strip()]

@@ -15,9 +15,9 @@ from n2f_tui.commands.running import drive, finish_run, watch
 from n2f_tui.plain import print_whole
 from n2f_tui.render import safe_text
 from sessions import api
-from sessions.annotations import resolve_annotator
+from sessions.study.annotations import resolve_annotator
 from sessions.errors import InputError, RuntimeFailure
-from sessions.store import RunStore
+from sessions.store.runs import RunStore
 
 
 def add_parsers(sub: Any) -> None:
@@ -111,7 +111,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
 
 
 def _engine_table(report: Any) -> Table:
-    from sessions.bench import FIGURES_NOTE
+    from sessions.run.bench import FIGURES_NOTE
 
     table = Table(title="engines: full pipeline, sim model at zero latency", caption=FIGURES_NOTE)
     for column in ("engine", "settings", "items", "seconds", "items_per_s", "peak_heap_mb", "max_rss_mb"):
@@ -142,7 +142,7 @@ def cmd_smoke(args: argparse.Namespace) -> int:
     import asyncio
 
     from sessions.config import load_config
-    from sessions.smoke import run_smoke
+    from sessions.run.smoke import run_smoke
 
     config = load_config()
     group, rows = asyncio.run(run_smoke(args.model or config.default_model, args.limit, args.seed, args.engines, config,
@@ -167,7 +167,7 @@ def cmd_smoke(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from sessions.bench import run_bench
+    from sessions.run.bench import run_bench
 
     report = run_bench(args.engines, args.limit, args.concurrency, latencies=args.latency, transports=args.transport)
     if args.json:
@@ -188,7 +188,7 @@ def _when(stamp: float | None) -> str:
 
 def cmd_cache(args: argparse.Namespace) -> int:
     from sessions.config import load_config
-    from sessions.service import age_seconds, open_cache
+    from sessions.backends.service import age_seconds, open_cache
 
     config = load_config()
     older = age_seconds(args.older_than) if getattr(args, "older_than", None) else None

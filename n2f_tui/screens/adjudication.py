@@ -6,7 +6,7 @@ model's output, the gold answer, the engine's diff and the automatic tags with t
 evidence (``item_case``, folded). Enter (or ``o``) opens the whole item unfolded, prompts
 and every view included, and Escape comes back to the queue where it was. The final set
 starts as the codes most annotators gave; ``s`` writes it as a ``settle`` event: the
-settled labels are the item's final tags from then on (``sessions.labels``), and the
+settled labels are the item's final tags from then on (``sessions.study.labels``), and the
 item leaves the queue. The item is drawn by a worker thread: re-judging it for its views
 can take a moment (a solver), and moving in the queue never waits for it.
 """
@@ -28,8 +28,8 @@ from n2f_tui.render import Fold, render_view, safe_text
 from n2f_tui.screens.dialogs import ChoiceDialog
 from n2f_tui.workers import guarded_work
 from sessions import api
-from sessions.labels import ItemLabels, RunLabels, store_labels
-from sessions.store import RunStore
+from sessions.study.labels import ItemLabels, RunLabels, store_labels
+from sessions.store.runs import RunStore
 
 FOLDED = Extent(Fold(rows=8, lines=12, hint="Enter opens the whole item"))
 WHOLE = Extent(None)

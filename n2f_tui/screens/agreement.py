@@ -1,6 +1,6 @@
 """Agreement: between annotators, and of the automatic tagger against the reference labels.
 
-The figures are ``sessions.agreement``'s (the same as ``n2f agreement``). The upper table
+The figures are ``sessions.study.agreement``'s (the same as ``n2f agreement``). The upper table
 is the tagger's quality per code (precision, recall, F1 with 95% intervals); with two or
 more annotators the next are Krippendorff's alpha per code over every item two or more
 of them reviewed, and their agreement per code on the items all reviewed (percent,
@@ -20,11 +20,11 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from sessions.figures import figure, undefined_note
+from sessions.reports.figures import figure, undefined_note
 from n2f_tui.render import safe_text
-from sessions.agreement import AgreementReport, Figure, agreement_report
-from sessions.statistics import KAPPA_UNDEFINED
-from sessions.store import RunStore
+from sessions.study.agreement import AgreementReport, Figure, agreement_report
+from sessions.study.statistics import KAPPA_UNDEFINED
+from sessions.store.runs import RunStore
 
 QUALITY = ("code", "label", "tp", "fp", "fn", "tn", "precision", "recall", "F1", "kappa", "disagree")
 AGREE = ("code", "n", "agree %", "kappa", "disagree")

@@ -4,7 +4,7 @@ Each side reads as the inspector's detail does: the verdict, final tags and the 
 tags' evidence, the item's question, the output, then the engine's views, drawn once a
 worker has re-judged the item (a solver may take seconds; the cursor never waits for it).
 
-The head carries the paired statistics of ``sessions.paired`` (McNemar's exact test and
+The head carries the paired statistics of ``sessions.study.paired`` (McNemar's exact test and
 the paired bootstrap interval of each report metric's difference), worked out by a
 worker thread once the screen is up: the intervals re-run the engine's report per draw.
 """
@@ -29,7 +29,7 @@ from n2f_tui.widgets.style import AUTO_CHIP, GLYPH, STATUS_STYLE, number, run_la
 from n2f_tui.widgets.vlist import VirtualList
 from n2f_tui.workers import guarded_work
 from sessions import api
-from sessions.store import RunStore
+from sessions.store.runs import RunStore
 
 
 def tag_codes(tags: Any) -> list[str]:
@@ -94,7 +94,7 @@ class CompareScreen(Screen):
         self.differences: list[str] = []
         self.records_a: dict[int, dict[str, Any]] = {}
         self.records_b: dict[int, dict[str, Any]] = {}
-        self.paired: Any = None  # sessions.paired.PairedComparison, once worked out
+        self.paired: Any = None  # sessions.study.paired.PairedComparison, once worked out
 
     def compose(self) -> ComposeResult:
         yield Static("", id="cmp-head", markup=False)
@@ -105,8 +105,8 @@ class CompareScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        from sessions.compare import compare_runs, comparison_summary, unmatched
-        from sessions.describe import run_differences
+        from sessions.reports.compare import compare_runs, comparison_summary, unmatched
+        from sessions.reports.describe import run_differences
 
         self.rows = list(compare_runs(self.store_a, self.store_b))
         self.id_width = max((len(str(r.id)) for r in self.rows), default=4)
@@ -121,8 +121,8 @@ class CompareScreen(Screen):
 
     @guarded_work(group="paired", exclusive=True, thread=True)
     def work_out_paired(self) -> None:
-        from sessions.final_tags import load_final_results
-        from sessions.paired import paired_comparison
+        from sessions.study.final_tags import load_final_results
+        from sessions.study.paired import paired_comparison
 
         engine, _ = api.run_settings(self.store_a)
         run_a, _ = load_final_results(self.store_a)

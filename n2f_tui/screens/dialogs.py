@@ -16,7 +16,7 @@ from engines.core import EngineError
 from n2f_tui.render import safe_text
 from n2f_tui.screens.base import AppScreen
 from n2f_tui.widgets.style import run_label
-from sessions.describe import describe_run
+from sessions.reports.describe import describe_run
 from sessions.errors import N2FError
 
 DIALOG_CSS = """

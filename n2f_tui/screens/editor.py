@@ -1,7 +1,7 @@
 """Debug a prompt live: edit the item's template, re-run that one item, compare attempts.
 
 Nothing runs while typing: Ctrl+S re-runs the item with the edited template
-(``sessions.attempts.rerun_item``) and shows the new attempt beside the stored result;
+(``sessions.run.attempts.rerun_item``) and shows the new attempt beside the stored result;
 every attempt is kept (``list_attempts``). While the model answers, its reply streams
 into the attempt pane (a timer polls the ``LiveReply`` the backend feeds, ten times a
 second) with its token count and tokens/s. Ctrl+N applies the edited template to the
@@ -178,7 +178,7 @@ class EditorScreen(AppScreen):
     # --------------------------------------------------------------- attempts
 
     def load_attempts(self) -> None:
-        from sessions.attempts import list_attempts
+        from sessions.run.attempts import list_attempts
 
         try:
             self.attempts = list(list_attempts(self.state.store, self.item.id))
@@ -225,8 +225,8 @@ class EditorScreen(AppScreen):
 
     @guarded_work(exclusive=True, group="rerun")
     async def rerun(self, templates: dict[str, str]) -> None:
-        from sessions.attempts import rerun_item
-        from sessions.streaming import LiveReply
+        from sessions.run.attempts import rerun_item
+        from sessions.backends.streaming import LiveReply
 
         self.live, self._live_drawn = LiveReply(), -1
         try:
@@ -246,7 +246,7 @@ class EditorScreen(AppScreen):
         templates = dict(self.templates)
 
         def create(name: str) -> str:  # a bad or taken name keeps the dialog open with what was typed
-            from sessions.attempts import fork_with_templates
+            from sessions.run.attempts import fork_with_templates
 
             new = fork_with_templates(self.state.store, templates, name=name.strip())
             new.close()

@@ -2,7 +2,7 @@
 
 The list follows the store, whoever writes it: every second the runs folder is listed
 (a run made or deleted by another process) and each run's metadata and result index are
-stat-ed (``sessions.store.run_signature``); a run whose files changed is read again in a
+stat-ed (``sessions.store.runs.run_signature``); a run whose files changed is read again in a
 worker, only the index lines appended since the last look (``RunStore.follow``). Results
 are summarised once the screen is shown, never before the first paint.
 """
@@ -24,11 +24,11 @@ from n2f_tui.screens.base import AppScreen
 from n2f_tui.screens.dialogs import ConfirmDialog, choose_run_to_compare
 from n2f_tui.widgets.style import pct, run_label
 from n2f_tui.workers import guarded_work
-from sessions.describe import describe_run
+from sessions.reports.describe import describe_run
 from sessions.errors import N2FError
 from sessions.paths import runs_dir
-from sessions.run_summary import RunSummary
-from sessions.store import RunStore, list_run_meta, run_signature
+from sessions.store.summary import RunSummary
+from sessions.store.runs import RunStore, list_run_meta, run_signature
 
 COLUMNS = ("run", "engine", "model", "changes", "progress", "accuracy", "date")
 POLL_EVERY = 2  # ticks of half a second between looks at the runs folder and the runs' files
@@ -310,7 +310,7 @@ class HomeScreen(AppScreen):
         def confirmed(yes: bool | None) -> None:
             if not yes:
                 return
-            from sessions.store import delete_run
+            from sessions.store.runs import delete_run
 
             try:
                 label = delete_run(meta["id"])

@@ -6,7 +6,7 @@ limit and concurrency by the sessions layer), so the messages are the CLI's. The
 is prepared inside the dialog: a bad replay file or an unreachable server is reported
 here, and the dialog closes only with a run ready to start.
 
-The form opens on the engine and values last used (``sessions.form_memory``), with the
+The form opens on the engine and values last used (``sessions.store.form_memory``), with the
 focus on its first field; the focus moves only through fields the form shows, and
 moving it scrolls the field into view, so nothing can be typed into an unseen field.
 """
@@ -32,9 +32,9 @@ from engines.core import EngineError, parse_settings, settings_fields
 from n2f_tui.render import safe_text
 from n2f_tui.workers import guarded_work
 from sessions.errors import N2FError
-from sessions.form_memory import FormMemory, load_form_memory, save_form_memory
-from sessions.models import parse_model_spec
-from sessions.store import validate_name
+from sessions.store.form_memory import FormMemory, load_form_memory, save_form_memory
+from sessions.backends.models import parse_model_spec
+from sessions.store.runs import validate_name
 
 Start = Callable[[dict[str, Any]], Awaitable[Any]]
 MODELS = "sim, sim:error_rate=0.3,latency=0.01, oracle, local (Gemma 3 270M on the CPU), replay:FILE, openai:MODEL[@URL]"

@@ -24,7 +24,7 @@ from n2f_tui.widgets.style import run_label
 from n2f_tui.workers import guarded_work
 from sessions import api
 from sessions.errors import N2FError
-from sessions.store import RunStore
+from sessions.store.runs import RunStore
 
 
 def as_number(cell: Any) -> float | None:

@@ -51,7 +51,7 @@ def char_diff(left: str, right: str) -> tuple[Text, Text]:
 
 
 def live_output(live: Any) -> Group:
-    """A reply being generated (``sessions.streaming.LiveReply``): earlier steps' outputs, then
+    """A reply being generated (``sessions.backends.streaming.LiveReply``): earlier steps' outputs, then
     the current step's text so far with its token count and rate."""
     parts: list[RenderableType] = []
     for number_, output in enumerate(live.outputs, 1):

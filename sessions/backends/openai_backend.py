@@ -37,7 +37,7 @@ type-driven transform, which for plain strings changes nothing and cost 0.45 ms 
 per call here (``-j 64`` against a 200 ms stub: 2.99-3.13 ms -> 2.54-2.56 ms for the
 whole pipeline).
 
-Concurrency: every call holds a slot of the run's ``sessions.limits.AdaptiveLimit``
+Concurrency: every call holds a slot of the run's ``sessions.backends.limits.AdaptiveLimit``
 (``-j`` is its ceiling) and an overload (429, 503, a deadline) lowers it; the SDK's
 client is told not to retry those (``_OverloadToCaller``), since a retry inside the SDK
 keeps its slot, and ``sessions.backends.overload`` retries them instead. Replies are
@@ -66,11 +66,11 @@ from sessions.backends.openai_replies import (
     one_line, reply_content, served_by, server_message, stream_delta, usage_of)
 from sessions.backends.overload import OVERLOAD_STATUSES, Overloaded, call_within
 from sessions.backends.rate_headers import quota_pause, retry_after
-from sessions.cache import ResponseCache
+from sessions.backends.cache import ResponseCache
 from sessions.config import TRANSPORTS
 from sessions.errors import InputError
 from sessions.redact import remember
-from sessions.limits import AdaptiveLimit
+from sessions.backends.limits import AdaptiveLimit
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 LOCAL_PLACEHOLDER_KEY = "not-needed"

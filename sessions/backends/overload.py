@@ -6,7 +6,7 @@ retry inside the SDK keeps its place among the calls in flight, so lowering the 
 would change nothing until it gave up (measured before this module: against a server
 taking 4 calls, ``-j 32`` left 9 of 64 items in status error, and 8 with a limit applied
 per call around the SDK). Here an overloaded call gives its slot back, the limit drops
-(``sessions.limits``), the call waits what the server asked (``Retry-After``) or a
+(``sessions.backends.limits``), the call waits what the server asked (``Retry-After``) or a
 backoff, and queues again for a slot.
 
 A call that ran out of time counts as an overload too (llama.cpp queues what it cannot
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Awaitable, Callable, TypeVar
 
 from sessions.backends.base import BackendError
-from sessions.limits import AdaptiveLimit
+from sessions.backends.limits import AdaptiveLimit
 
 OVERLOAD_STATUSES = frozenset({408, 429, 503, 504})
 OVERLOAD_RETRIES = 8  # rate-limit answers one call may get before its item is left for resume

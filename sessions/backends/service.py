@@ -1,8 +1,8 @@
 """How a run treats its model server: the response cache (used, refreshed or off) and per-minute ceilings.
 
-``-m openai:...`` and ``-m local`` replies are cached (``sessions.cache``); the simulator,
+``-m openai:...`` and ``-m local`` replies are cached (``sessions.backends.cache``); the simulator,
 the oracle and replays answer faster than a lookup and are not. ``rpm`` / ``tpm`` are
-ceilings on calls started and tokens used per minute (``sessions.limits``); a run records
+ceilings on calls started and tokens used per minute (``sessions.backends.limits``); a run records
 them, and ``resume`` keeps them unless told otherwise.
 """
 
@@ -71,7 +71,7 @@ def response_cache(spec_kind: str, mode: str = "use", config: Config | None = No
     """The response cache for a real model (None for the others and with mode ``off``)."""
     if spec_kind not in CACHED_KINDS or mode == "off":
         return None
-    from sessions.cache import ResponseCache
+    from sessions.backends.cache import ResponseCache
     from sessions.paths import cache_path, ensure_writable, legacy_cache_path
 
     path = cache_path()

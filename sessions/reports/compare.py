@@ -3,7 +3,7 @@
 Items are matched by id (a fork, a rerun with another model or other settings keep the
 ids); items only one run has are not compared but counted (``unmatched``), so a run of 323
 items against one of 300 says so. An item without a result is ``pending``. Tags are each
-run's final tags (``sessions.labels``): a person's review counts here as in the report.
+run's final tags (``sessions.study.labels``): a person's review counts here as in the report.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Any, Iterable
 from engines import get_engine
 from engines.core import UNJUDGED as CORE_UNJUDGED
 from sessions.errors import InputError
-from sessions.labels import RunLabels, store_labels
-from sessions.store import RunStore
+from sessions.study.labels import RunLabels, store_labels
+from sessions.store.runs import RunStore
 
 UNJUDGED = ("pending", *CORE_UNJUDGED)
 

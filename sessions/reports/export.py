@@ -5,7 +5,7 @@ field as a ``meta_<key>`` column, its gold), the prompt the model was asked and 
 the verdict (status, each score as ``score_<key>``, the automatic tags and their evidence),
 the final tags and notes of the annotation log, and the tokens. With ``annotations`` each
 annotator's labels, the settled labels and the manual changes are added. Values stay JSON
-values here (lists, mappings); ``sessions.export_formats`` flattens them per format.
+values here (lists, mappings); ``sessions.reports.export_formats`` flattens them per format.
 
 Rows are made and handed on one at a time: a run is read item by item (its own line of the
 items file, its own record), never as a whole, so an export's memory does not grow with
@@ -23,12 +23,12 @@ from typing import Any, Iterator, Sequence
 
 from engines import get_engine
 from engines.core import Item, settings_from_json
-from sessions.annotations import ItemMarks
-from sessions.labels import RunLabels, store_labels
-from sessions.prompts import rebuilt_steps
-from sessions.results_log import finish_reasons
-from sessions.store import RunStore
-from sessions.usage import Usage
+from sessions.study.annotations import ItemMarks
+from sessions.study.labels import RunLabels, store_labels
+from sessions.store.prompts import rebuilt_steps
+from sessions.store.results_log import finish_reasons
+from sessions.store.runs import RunStore
+from sessions.run.usage import Usage
 
 STEP_BREAK = "\n\n---\n\n"  # between the prompts (and replies) of an item's model steps
 

@@ -1,4 +1,4 @@
-"""Export rows written as JSON lines, CSV or Parquet, one row at a time (``sessions.export`` makes them).
+"""Export rows written as JSON lines, CSV or Parquet, one row at a time (``sessions.reports.export`` makes them).
 
 JSON lines keep each row's JSON values. CSV and Parquet are flat: in CSV a list of codes is
 ``a;b`` (``labels_<annotator>``: empty when that person did not review the item, ``-`` when
@@ -6,7 +6,7 @@ they did and gave no label), evidence and notes one per line, gold, outputs and 
 reasons JSON text. Parquet keeps lists as lists of strings and numbers as numbers; it
 needs the ``[parquet]`` extra (pyarrow) and is written in row groups of ``PARQUET_ROWS``,
 so neither format holds the run in memory. A file is written beside its target and moved
-over it when complete (``sessions.files``): a failed export never leaves half a file.
+over it when complete (``sessions.store.files``): a failed export never leaves half a file.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, TextIO
 
 from sessions.errors import InputError
-from sessions.export import Columns
-from sessions.files import atomic_target, atomic_write_chunks
+from sessions.reports.export import Columns
+from sessions.store.files import atomic_target, atomic_write_chunks
 
 PARQUET_ROWS = 2048
 CODE_LISTS = ("tags", "final_tags", "manual_tags_added", "manual_tags_removed", "settled_tags")

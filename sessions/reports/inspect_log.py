@@ -10,7 +10,7 @@ both out of its metrics exactly as n2f leaves them out of the accuracy. The samp
 metadata holds the item's fields, the tags with evidence, the final tags and the notes.
 
 The log's header holds the run's settings (as task arguments), the model, its sampling
-parameters, base URL and usage, the package versions and the revision (``sessions.provenance``).
+parameters, base URL and usage, the package versions and the revision (``sessions.run.provenance``).
 The metrics are Inspect's own (``accuracy`` and ``stderr`` of the verdict, the ``mean`` of each
 engine score), computed by ``inspect_ai.log.recompute_metrics`` from the samples.
 
@@ -26,9 +26,9 @@ from typing import Any, Mapping
 
 from engines import get_engine
 from sessions.errors import InputError
-from sessions.export import RunReader, plan_columns
-from sessions.files import atomic_target
-from sessions.store import RunStore
+from sessions.reports.export import RunReader, plan_columns
+from sessions.store.files import atomic_target
+from sessions.store.runs import RunStore
 
 SCORED = ("correct", "wrong", "unparseable")
 GENERATE_KEYS = ("temperature", "max_tokens", "top_p", "seed")

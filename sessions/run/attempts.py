@@ -28,16 +28,18 @@ from tinydb import TinyDB
 from tinydb.storages import Storage
 
 from engines.core import settings_to_json
-from sessions.api import DEFAULT_SEED, package_versions, response_cache, run_settings
+from sessions.backends.service import response_cache
+from sessions.run.prepare import DEFAULT_SEED, package_versions
+from sessions.store.results import run_settings
 from sessions.backends.base import Backend
 from sessions.config import load_config
 from sessions.errors import InputError
-from sessions.models import make_backend, parse_model_spec
-from sessions.files import atomic_write_text, now_iso
-from sessions.results_log import finish_reasons
-from sessions.steps import run_steps
-from sessions.store import RunStore
-from sessions.streaming import LiveReply
+from sessions.backends.models import make_backend, parse_model_spec
+from sessions.store.files import atomic_write_text, now_iso
+from sessions.store.results_log import finish_reasons
+from sessions.run.steps import run_steps
+from sessions.store.runs import RunStore
+from sessions.backends.streaming import LiveReply
 
 ATTEMPTS_FILE = "attempts.json"
 ATTEMPTS_TABLE = "attempts"

@@ -2,7 +2,7 @@
 
 Two measurements, no printing (the CLI presents them):
 
-- Engines: each engine's items go through ``api.prepare_run(model="sim")`` and
+- Engines: each engine's items go through ``prepare.prepare_run(model="sim")`` and
   ``Runner.run`` exactly as ``n2f run`` sends them (generate, prompt, simulated model at
   zero latency, parse, score, store), so the figure is the overhead a user pays on top
   of the model. Every run goes into a scratch ``N2F_HOME`` that is deleted afterwards:
@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Iterator, Sequence
 
 from engines import engine_names, get_engine
-from sessions import api
+from sessions.run import prepare
 from sessions.config import Config
 from sessions.errors import InputError, RuntimeFailure
 
@@ -148,7 +148,7 @@ async def timed_run(
 
     A fixed Config keeps the figures independent of the user's config file.
     """
-    prepared = await api.prepare_run(engine, settings, model=model, limit=limit, concurrency=concurrency, config=config)
+    prepared = await prepare.prepare_run(engine, settings, model=model, limit=limit, concurrency=concurrency, config=config)
     prepared.runner.stream = stream
     try:
         started, cpu = time.perf_counter(), time.process_time()
@@ -320,7 +320,7 @@ def stub_process(latency: float) -> Iterator[str]:
     charged to the client (on a 2-core machine that halved the measured efficiency).
     """
     child = subprocess.Popen(
-        [sys.executable, "-c", f"from sessions.bench import serve_stub; serve_stub({float(latency)!r})"],
+        [sys.executable, "-c", f"from sessions.run.bench import serve_stub; serve_stub({float(latency)!r})"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
     )
     assert child.stdin is not None and child.stdout is not None
@@ -346,7 +346,7 @@ def concurrency_point(base_url: str, concurrency: int, items: int, latency: floa
     by an earlier point would skip the server and inflate the figure. dedc repeats its
     items to reach ``items``.
     """
-    base = len(api.build_items("dedc", (), api.DEFAULT_SEED)[2])
+    base = len(prepare.build_items("dedc", (), prepare.DEFAULT_SEED)[2])
     settings = (f"repeat={-(-items // base)}",)
     with scratch_home():
         timing = asyncio.run(timed_run("dedc", settings, f"openai:{STUB_MODEL}@{base_url}", items, concurrency,

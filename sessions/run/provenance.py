@@ -121,7 +121,7 @@ def machine() -> dict[str, str]:
 def provenance(settings: Mapping[str, Any], cache_enabled: bool) -> dict[str, Any]:
     """The ``provenance`` block of a run's meta. ``cache`` counts the model replies and those served
     from the response cache (the steps' ``cached`` flag); the runner adds each pass's counts when it
-    settles (``sessions.runner``)."""
+    settles (``sessions.run.runner``)."""
     revision = source_revision()
     return {"revision": revision.to_json() if revision else None, "dataset_sha256": dataset_hashes(settings),
             "platform": machine(), "cache": {"enabled": cache_enabled, "replies": 0, "from_cache": 0}}

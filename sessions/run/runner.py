@@ -1,9 +1,9 @@
 """The asyncio runner: items through steps, backend, scorer and store, with live progress.
 
-One item's walk through its steps is ``sessions.steps.run_steps``; this module runs many
+One item's walk through its steps is ``sessions.run.steps.run_steps``; this module runs many
 at once, scores them and keeps the count.
 
-How many items are in flight is the run's ``sessions.limits.AdaptiveLimit``: ``-j`` callers
+How many items are in flight is the run's ``sessions.backends.limits.AdaptiveLimit``: ``-j`` callers
 take items, and a backend with a server (``openai:``) sends their calls through the
 limit, which lowers itself when the server pushes back and grows back after successes.
 The limit starts at the slots the server reports, if it does (llama.cpp), and its
@@ -26,14 +26,14 @@ from engines.contract import Engine
 from engines.core import SCORER_ERROR, UNJUDGED, Item
 from sessions.backends.base import Backend
 from sessions.collector import run_heap
-from sessions.limits import AdaptiveLimit
-from sessions.results_log import finish_reasons
-from sessions.steps import StepTrace, error_record, record_for, run_steps
-from sessions.provenance import with_cache_counts
-from sessions.store import FLUSH_SECONDS, PersistError, RunStore
-from sessions.streaming import LiveReply
-from sessions.tools import close_tools
-from sessions.usage import Budget, Usage, run_usage
+from sessions.backends.limits import AdaptiveLimit
+from sessions.store.results_log import finish_reasons
+from sessions.run.steps import StepTrace, error_record, record_for, run_steps
+from sessions.run.provenance import with_cache_counts
+from sessions.store.runs import FLUSH_SECONDS, PersistError, RunStore
+from sessions.backends.streaming import LiveReply
+from sessions.tools.dispatch import close_tools
+from sessions.run.usage import Budget, Usage, run_usage
 
 BUDGET_STATUS = "stopped (budget)"
 WRITE_FAILED = "stopped (write failed)"  # results could not be stored: what was stored is kept, resume finishes

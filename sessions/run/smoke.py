@@ -19,11 +19,12 @@ from typing import Any, Awaitable, Callable, Sequence
 
 from engines import engine_names, get_engine
 from engines.core import settings_fields
-from sessions import api
+from sessions.reports.report import build_report
+from sessions.run import prepare
 from sessions.config import Config, load_config
 from sessions.errors import InputError
-from sessions.service import ServiceOptions
-from sessions.store import RunStore, list_run_meta
+from sessions.backends.service import ServiceOptions
+from sessions.store.runs import RunStore, list_run_meta
 
 
 @dataclass(frozen=True)
@@ -77,13 +78,13 @@ def check_settings(engines: Sequence[str], pairs: Sequence[str]) -> None:
             raise InputError(f"setting {pair!r}: no engine of the smoke run has {pair.partition('=')[0].strip()!r}")
 
 
-Watch = Callable[[api.PreparedRun], Awaitable[Any]]  # runs a prepared run to its end, showing progress
+Watch = Callable[[prepare.PreparedRun], Awaitable[Any]]  # runs a prepared run to its end, showing progress
 
 
 async def smoke_engine(engine: str, model: str, n: int, seed: int, group: str, config: Config,
                        settings: Sequence[str] = (), service: ServiceOptions | None = None,
                        watch: Watch | None = None) -> SmokeRow:
-    prepared = await api.prepare_run(engine, settings_for(engine, settings), model=model, seed=seed, sample=n,
+    prepared = await prepare.prepare_run(engine, settings_for(engine, settings), model=model, seed=seed, sample=n,
                                      concurrency=config.concurrency, name=f"{group}-{engine}", config=config,
                                      group=group, service=service)
     started = time.perf_counter()
@@ -94,7 +95,7 @@ async def smoke_engine(engine: str, model: str, n: int, seed: int, group: str, c
         await prepared.backend.aclose()
     seconds = time.perf_counter() - started
     store = RunStore.open(prepared.store.id)
-    _, summary = api.build_report(store)
+    _, summary = build_report(store)
     metric, value = headline(summary, prepared.engine.main_score)
     usage = summary["usage"]
     return SmokeRow(engine=engine, run=store.label, items=progress.done, metric=metric, value=value,
@@ -102,7 +103,7 @@ async def smoke_engine(engine: str, model: str, n: int, seed: int, group: str, c
                     seconds=round(seconds, 2), status=str(store.meta.get("status", "")))
 
 
-async def run_smoke(model: str, n: int = 10, seed: int = api.DEFAULT_SEED, engines: Sequence[str] = (),
+async def run_smoke(model: str, n: int = 10, seed: int = prepare.DEFAULT_SEED, engines: Sequence[str] = (),
                     config: Config | None = None, settings: Sequence[str] = (), service: ServiceOptions | None = None,
                     watch: Watch | None = None) -> tuple[str, list[SmokeRow]]:
     """Every engine (or those named), one after the other, into one new group; ``service`` for each run's

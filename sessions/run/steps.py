@@ -1,7 +1,7 @@
 """One item through its steps, and the result record it leaves.
 
 The engine names each next step from the outputs so far; model steps go to the backend,
-tool steps to ``sessions.tools`` (the backend never sees them). The runner and the prompt
+tool steps to ``sessions.tools.dispatch`` (the backend never sees them). The runner and the prompt
 editor's re-runs both walk an item this way.
 """
 
@@ -14,10 +14,10 @@ from typing import Any, Mapping, Sequence
 from engines.contract import Engine
 from engines.core import Item, Verdict
 from sessions.backends.base import Backend, BackendError, CallRequest, Completion
-from sessions.files import now_iso
+from sessions.store.files import now_iso
 from sessions.redact import redact
-from sessions.streaming import LiveReply
-from sessions.tools import run_tool
+from sessions.backends.streaming import LiveReply
+from sessions.tools.dispatch import run_tool
 
 
 def record_for(item: Item, index: int, verdict: Verdict, outputs: Sequence[str], steps: list[dict], attempt: int) -> dict:
@@ -71,7 +71,7 @@ async def run_steps(
     live: LiveReply | None = None,
 ) -> StepTrace:
     """Ask the engine for steps until the item is done: model steps go to the backend, tool steps to
-    ``sessions.tools`` (the backend never sees them); either output is appended alike.
+    ``sessions.tools.dispatch`` (the backend never sees them); either output is appended alike.
 
     With ``live``, model steps stream: every text delta goes to it as it arrives."""
     trace = StepTrace()

@@ -47,7 +47,7 @@ class Usage:
                 self.add(step.get("usage"), sign)
 
     def add_record(self, record: Mapping[str, Any] | None, sign: int = 1) -> None:
-        """A full record's steps, or a stored summary's totals (``sessions.results_log.summary_of``)."""
+        """A full record's steps, or a stored summary's totals (``sessions.store.results_log.summary_of``)."""
         record = record or {}
         if "steps" in record:
             self.add_steps(record["steps"], sign)

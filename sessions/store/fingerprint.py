@@ -28,11 +28,13 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from sessions.errors import InputError
-from sessions.results_log import INDEX
-from sessions.store import RunStore
+from sessions.store.results_log import INDEX
+
+if TYPE_CHECKING:
+    from sessions.store.runs import RunStore
 
 DIGITS = 16
 SHOWN = 5  # items named in a refusal before "and N more"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from sessions.files import atomic_write_text
+from sessions.store.files import atomic_write_text
 from sessions.paths import data_home
 
 FILE = "newrun.json"

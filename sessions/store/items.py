@@ -21,7 +21,7 @@ from typing import Any, Iterable, Mapping
 
 from engines.core import Item
 from sessions.errors import InputError
-from sessions.files import atomic_write_bytes, atomic_write_chunks
+from sessions.store.files import atomic_write_bytes, atomic_write_chunks
 
 ITEMS = "items.jsonl"
 ITEMS_INDEX = "items.idx"

@@ -4,7 +4,7 @@ The file is a gzipped tar of the run's folder as it stands (metadata, items, res
 their outputs, the study sample, attempts, annotation events) plus ``manifest.json``::
 
     {"format": "n2f-pack", "version": 1, "run": "<run id>", "name": "...", "engine": "dedc",
-     "fingerprint": "<sessions.fingerprint fingerprint>", "files": {"meta.json": "<sha256>", ...}}
+     "fingerprint": "<sessions.store.fingerprint fingerprint>", "files": {"meta.json": "<sha256>", ...}}
 
 Packing holds the run's lock (nobody writes its results meanwhile) and copies only the
 whole lines of the annotation log, which others may be appending to. Unpacking installs
@@ -27,13 +27,13 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from sessions.annotations import LOCK as ANNOTATIONS_LOCK, LOG as ANNOTATIONS
+from sessions.study.annotations import LOCK as ANNOTATIONS_LOCK, LOG as ANNOTATIONS
 from sessions.errors import InputError
-from sessions.files import TMP_MARK, complete_lines, fsync_folder, temp_path
+from sessions.store.files import TMP_MARK, complete_lines, fsync_folder, temp_path
 from sessions.paths import data_home, ensure_writable, runs_dir
-from sessions.fingerprint import run_fingerprint
-from sessions.run_index import NAME_RE, list_run_meta
-from sessions.store import RunStore
+from sessions.store.fingerprint import run_fingerprint
+from sessions.store.index import NAME_RE, list_run_meta
+from sessions.store.runs import RunStore
 
 FORMAT = "n2f-pack"
 VERSION = 1

@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
 from sessions.errors import InputError
-from sessions.files import append_durably, atomic_write_bytes, complete_lines, cut_after, cut_torn_tail, fsync_folder, read_from
-from sessions.usage import Usage
+from sessions.store.files import append_durably, atomic_write_bytes, complete_lines, cut_after, cut_torn_tail, fsync_folder, read_from
+from sessions.run.usage import Usage
 
 RECORDS = "results.jsonl"
 INDEX = "results.index.jsonl"

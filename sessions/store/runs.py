@@ -2,11 +2,11 @@
 
 Layout of ``runs/<run id>/``:
   meta.json             engine, settings, seed, model, templates, status (atomic JSON)
-  items.jsonl, items.idx, items.brief.jsonl   the items, written once  (sessions.run_items)
-  results.jsonl         full result records, append-only   } see sessions.results_log
+  items.jsonl, items.idx, items.brief.jsonl   the items, written once  (sessions.store.items)
+  results.jsonl         full result records, append-only   } see sessions.store.results_log
   results.index.jsonl   one short summary per record       }
-  annotations.jsonl     people's tags and notes, append-only, several writers (sessions.annotations)
-  attempts.json         re-runs from the prompt editor (sessions.attempts)
+  annotations.jsonl     people's tags and notes, append-only, several writers (sessions.study.annotations)
+  attempts.json         re-runs from the prompt editor (sessions.run.attempts)
   lock                  held (flock) by the process that owns the run's results
 
 Only the owner (the process holding ``lock``) appends results, cuts what a dead writer
@@ -31,14 +31,14 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
 from engines.core import Item
-from sessions.annotations import AnnotationLog
+from sessions.study.annotations import AnnotationLog
 from sessions.errors import InputError, RuntimeFailure
-from sessions.files import atomic_write_text, clean_dead_temp_files, now_iso
+from sessions.store.files import atomic_write_text, clean_dead_temp_files, now_iso
 from sessions.paths import ensure_writable, runs_dir
-from sessions.results_log import INDEX, LEGACY, ResultsLog, summary_of
-from sessions.run_index import list_run_meta, resolve_run, validate_name
-from sessions.run_items import RunItems, write_items
-from sessions.run_summary import RunSummary, summarize
+from sessions.store.results_log import INDEX, LEGACY, ResultsLog, summary_of
+from sessions.store.index import list_run_meta, resolve_run, validate_name
+from sessions.store.items import RunItems, write_items
+from sessions.store.summary import RunSummary, summarize
 
 META_SLACK = 256  # spaces after meta.json's JSON: room for a last status when the disk is full
 FLUSH_SECONDS = 1.0
@@ -152,7 +152,7 @@ class RunStore:
                 raise PersistError(f"run {self.label}: could not save its metadata ({exc.strerror or exc})") from None
 
     # ------------------------------------------------------------------ items
-    # read by ``item_files`` (sessions.run_items), written once by ``create``
+    # read by ``item_files`` (sessions.store.items), written once by ``create``
 
     @property
     def total(self) -> int:
@@ -331,7 +331,7 @@ class RunStore:
 
     def annotations(self, annotator: str = "") -> AnnotationLog:
         """The run's annotation log; the events it writes record the run's fingerprint and the labelled output."""
-        from sessions.fingerprint import Stamper
+        from sessions.store.fingerprint import Stamper
 
         return AnnotationLog(self.folder, annotator, stamp=Stamper(self))
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from engines.core import SCORER_ERROR
-from sessions.usage import Usage, run_usage
+from sessions.run.usage import Usage, run_usage
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """How people's labels agree with each other, and how the automatic tagger fares against them.
 
 **Agreement between annotators.** Over the items every chosen annotator reviewed (each
-person's label set as ``sessions.labels`` defines it), per tag code and overall:
+person's label set as ``sessions.study.labels`` defines it), per tag code and overall:
 percent agreement and, for two people, Cohen's kappa; for more, Fleiss' kappa (the
 percent agreement is then the share of agreeing pairs of judgements). The codes are
 those somebody gave on those items, in taxonomy order; "overall" pools every
@@ -9,7 +9,7 @@ those somebody gave on those items, in taxonomy order; "overall" pools every
 gave exactly the same set. Each pair of people gets its own figures over the items
 both reviewed, with the items they disagree on (any code, and per code).
 
-**Krippendorff's alpha** (``sessions.reliability``), per code and pooled, over every
+**Krippendorff's alpha** (``sessions.study.reliability``), per code and pooled, over every
 item at least two of the chosen annotators reviewed: unlike the kappas it needs no
 complete design, so three people on partly overlapping items all count.
 
@@ -18,7 +18,7 @@ reviewed items (settled labels where settled; disputed items, still unsettled, a
 out) or one chosen annotator's labels. Items without a scored result, or in
 infrastructure ``error``, carry no automatic judgement and are left out.
 
-Intervals are 95% bootstrap intervals over items (``sessions.statistics``); every figure
+Intervals are 95% bootstrap intervals over items (``sessions.study.statistics``); every figure
 carries the number of items behind it.
 """
 
@@ -29,15 +29,15 @@ from itertools import combinations
 from typing import Any, Callable, Sequence
 
 from engines.core import UNJUDGED
-from sessions.api import run_settings
+from sessions.store.results import run_settings
 from sessions.errors import InputError
-from sessions.labels import RunLabels, store_labels
-from sessions.fingerprint import forced_events
-from sessions.reliability import AlphaFigure, label_alphas
-from sessions.statistics import (DRAWS, KAPPA_UNDEFINED, Interval, Resampler, cohen_kappa, disagreeing_pairs,
+from sessions.study.labels import RunLabels, store_labels
+from sessions.store.fingerprint import forced_events
+from sessions.study.reliability import AlphaFigure, label_alphas
+from sessions.study.statistics import (DRAWS, KAPPA_UNDEFINED, Interval, Resampler, cohen_kappa, disagreeing_pairs,
                                  fleiss_from_sums, pair_figures, quality_figures)
-from sessions.store import RunStore
-from sessions.study import load as load_study
+from sessions.store.runs import RunStore
+from sessions.study.sample import load as load_study
 
 Sets = list[frozenset[str]]  # one label set per annotator, for one item
 

@@ -12,7 +12,7 @@ person's judgement), ``note``, and ``settle`` (an adjudicator's final labels, ``
 latest settle of an item wins). An item is *reviewed by* a person once they tag, untag or
 mark it; a note alone is not a review. That one definition is used by every count.
 ``fingerprint`` and ``output`` say which run and which output the event was made on
-(``sessions.fingerprint``); an event imported with ``--force`` on other outputs has
+(``sessions.store.fingerprint``); an event imported with ``--force`` on other outputs has
 ``"forced": true``.
 
 A writer takes an exclusive ``flock`` on ``annotations.lock``, appends its lines in one
@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from sessions.errors import InputError, RuntimeFailure
-from sessions.files import append_durably, atomic_write_bytes, complete_lines, cut_torn_tail, now_iso, read_from
+from sessions.store.files import append_durably, atomic_write_bytes, complete_lines, cut_torn_tail, now_iso, read_from
 
 LOG = "annotations.jsonl"
 LOCK = "annotations.lock"
@@ -110,7 +110,7 @@ class AnnotationLog:
 
     def __init__(self, folder: Path, annotator: str = "", stamp: Callable[[str], dict[str, str]] | None = None):
         self.folder = folder
-        self._stamp = stamp  # item id -> the fields saying what the event was made on (sessions.fingerprint)
+        self._stamp = stamp  # item id -> the fields saying what the event was made on (sessions.store.fingerprint)
         self.path = folder / LOG
         self._annotator = annotator
         self._events: list[dict[str, Any]] = []

@@ -1,4 +1,4 @@
-"""The final tags in a report: each annotated item's tags replaced by its final tags (``sessions.labels``).
+"""The final tags in a report: each annotated item's tags replaced by its final tags (``sessions.study.labels``).
 
 Reports, charts and the engines' error-type tables count what ``load_results`` hands
 them, so replacing the tags there is what makes every count follow the human review.
@@ -13,10 +13,10 @@ from collections import Counter
 from typing import Any, Iterable, Mapping, Sequence
 
 from engines.core import UNJUDGED, ItemResult, Report, RunResults, Table, Tag
-from sessions.annotations import AnnotationLog
-from sessions.api import load_results, run_settings
-from sessions.labels import RunLabels, run_labels
-from sessions.store import RunStore
+from sessions.study.annotations import AnnotationLog
+from sessions.store.results import load_results, run_settings
+from sessions.study.labels import RunLabels, run_labels
+from sessions.store.runs import RunStore
 
 
 def apply_final_tags(results: Sequence[ItemResult], log: AnnotationLog, names: Mapping[str, str]) -> RunLabels:
@@ -96,8 +96,8 @@ def _sorted(counter: Counter[str]) -> dict[str, int]:
 
 def quality_table(results: Sequence[ItemResult], labels: RunLabels, taxonomy: Mapping[str, str]) -> Table | None:
     """The automatic tagger against the final tags of reviewed items, per code (None before any review)."""
-    from sessions.agreement import tagger_quality
-    from sessions.figures import figure
+    from sessions.study.agreement import tagger_quality
+    from sessions.reports.figures import figure
 
     rows, n, reference = tagger_quality(labels, {r.item.id: r.status for r in results}, dict(taxonomy))
     if not n:

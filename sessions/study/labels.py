@@ -10,7 +10,7 @@ used by the report, its charts, compare, agreement and export, are:
 3. else the automatic tags: the people disagree and nobody settled the item yet, so it
    is *disputed* (the adjudication queue) and counted as such.
 
-An item is *reviewed* when a person reviewed it (``sessions.annotations``) or it was
+An item is *reviewed* when a person reviewed it (``sessions.study.annotations``) or it was
 settled; that one definition is what the report, ``A`` and the export count.
 """
 
@@ -19,8 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
-from sessions.annotations import AnnotationLog
-from sessions.store import RunStore
+from sessions.study.annotations import AnnotationLog
+from sessions.store.runs import RunStore
 
 
 @dataclass

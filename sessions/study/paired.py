@@ -27,7 +27,7 @@ from typing import Callable, Mapping, Sequence
 
 from engines.contract import Engine
 from engines.core import RunResults, Table
-from sessions.statistics import Interval, percentile_interval
+from sessions.study.statistics import Interval, percentile_interval
 
 DRAWS = 1000
 UNJUDGED = ("pending", "error")

@@ -14,7 +14,7 @@ one value occurs at all (``D_e = 0``); exact fractions make the degenerate cases
 For labels, each code is a yes/no variable per item (the code is in a person's label
 set or not) and "pooled" takes every (item, code) pair as a unit. Per item that is three
 integers (the scaled disagreement, the yes-votes and the values), so the bootstrap over
-items (``sessions.statistics.Resampler``) sums columns as the kappa figures do.
+items (``sessions.study.statistics.Resampler``) sums columns as the kappa figures do.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from fractions import Fraction
 from math import lcm
 from typing import Hashable, Sequence
 
-from sessions.statistics import Resampler
+from sessions.study.statistics import Resampler
 
 Units = Sequence[Sequence[Hashable]]  # each unit: the values given to it (missing ones left out)
 

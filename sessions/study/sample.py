@@ -23,9 +23,9 @@ from typing import Any
 
 from engines.core import UNJUDGED
 from sessions.errors import InputError
-from sessions.files import atomic_write_bytes, now_iso
-from sessions.labels import RunLabels
-from sessions.store import RunStore
+from sessions.store.files import atomic_write_bytes, now_iso
+from sessions.study.labels import RunLabels
+from sessions.store.runs import RunStore
 
 FILE = "study.json"
 ONLY = ("all", "wrong")

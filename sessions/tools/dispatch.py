@@ -14,9 +14,9 @@ from typing import Any, Awaitable, Callable, Iterable, Mapping
 
 from sessions.backends.base import BackendError
 from sessions.errors import InputError, RuntimeFailure
-from sessions.sandbox import Limits, SandboxError, SandboxUnavailable, shared_sandbox
-from sessions.sparql import SPARQL, sparql, preflight as sparql_preflight
-from sessions.sparql_endpoint import close_sessions
+from sessions.tools.sandbox import Limits, SandboxError, SandboxUnavailable, shared_sandbox
+from sessions.tools.sparql import SPARQL, sparql, preflight as sparql_preflight
+from sessions.tools.sparql_endpoint import close_sessions
 
 Tool = Callable[[Mapping[str, Any]], Awaitable[str]]
 

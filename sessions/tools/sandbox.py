@@ -1,6 +1,6 @@
 """Running untrusted Python (the programs models write for rgp), never in this process.
 
-The harness starts one fork server (``sessions/sandbox_server.py``) per process, lazily,
+The harness starts one fork server (``sessions/tools/sandbox_server.py``) per process, lazily,
 and asks it to run a program on one input; the server forks an isolated child per run
 (see its docstring for the isolation it sets up and why a fork server). This module is
 the client: it starts the server, sends requests, matches replies to callers, and

@@ -6,7 +6,7 @@ starts once (``python -I`` on this file, in its own session, with an empty envir
 no API key is ever in its memory) and forks a child per run; the child isolates itself
 and executes the program in the freshly forked interpreter.
 
-It imports only the standard library and never the harness: ``sessions/sandbox.py``
+It imports only the standard library and never the harness: ``sessions/tools/sandbox.py``
 talks to it over JSON lines on stdin/stdout.
 
 One piece: ``python -I`` runs this file alone, its folder not on sys.path, so parts split off would load by file path.

@@ -3,7 +3,7 @@
 compost's second step is ``Step(kind="tool", tool="sparql")``; this executes it. By
 default queries run on the knowledge graph bundled with the engine, loaded into an
 in-memory pyoxigraph store in a child process; with an ``endpoint`` URL they go to a
-SPARQL 1.1 endpoint over HTTP instead (``sessions.sparql_endpoint``: one client per
+SPARQL 1.1 endpoint over HTTP instead (``sessions.tools.sparql_endpoint``: one client per
 run, an endpoint's 408/429/5xx and dropped connections retried, then status ``error``,
 never the model's fault). Either way the output is JSON
 ``{"gold": {...}, "output": {...}, "backend": ...}`` where each side is
@@ -15,7 +15,7 @@ keywords are refused by looking at keyword tokens (text inside IRIs, strings and
 comments does not count), and pyoxigraph's ``Store.query`` itself rejects updates. A
 basic graph pattern that falls apart into more than ``MAX_COMPONENTS`` unconnected
 parts (a cross product) is refused up front. pyoxigraph cannot cancel a query, so the
-embedded graph is queried in a child process (``sessions.sparql_worker``) that is
+embedded graph is queried in a child process (``sessions.tools.sparql_worker``) that is
 killed when a query overruns its timeout: the work really stops, and the next query
 gets a fresh child. Before a run on an endpoint starts, ``preflight`` asks it
 ``ASK {}`` so that a wrong URL fails at once instead of as an error on every item.
@@ -34,8 +34,8 @@ from engines.compost.kg import KG_PATH
 from engines.compost.parse import QueryError, forbidden_clauses, parse_query
 from sessions.backends.base import BackendError
 from sessions.errors import InputError
-from sessions.sparql_endpoint import Refused, close_sessions, post
-from sessions.sparql_worker import QueryWorker, WorkerError
+from sessions.tools.sparql_endpoint import Refused, close_sessions, post
+from sessions.tools.sparql_worker import QueryWorker, WorkerError
 
 SPARQL = "sparql"
 MAX_COMPONENTS = 3
@@ -143,7 +143,7 @@ async def execute(query: str, endpoint: str, timeout: float, row_cap: int) -> di
     """One side of the comparison: rows or an error the model is to blame for.
 
     An endpoint query is bounded by its client's timeout; its infrastructure failures are
-    BackendErrors (``sessions.sparql_endpoint``); an embedded query by killing the query process.
+    BackendErrors (``sessions.tools.sparql_endpoint``); an embedded query by killing the query process.
     """
     try:
         check(query)

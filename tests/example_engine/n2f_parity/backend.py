@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from sessions.backends.base import Backend, CallRequest, Completion, ModelSpec
-from sessions.models import BackendKind
+from sessions.backends.models import BackendKind
 
 
 class AlwaysBackend(Backend):

@@ -1,0 +1,81 @@
+"""A run's report: the engine's tables with the fields every report has, people's final tags counted.
+
+The summary's fields (engine, model, n, counts, accuracy with its interval, usage, cache,
+provenance, the paper block) are the same for every engine, so ``report --json``, the
+report screen and the table formats read one shape.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from sessions.collector import collector_paused
+from sessions.errors import InputError
+from sessions.run.prepare import price_of
+from sessions.run.usage import run_usage
+from sessions.store.results import run_settings
+from sessions.store.runs import RunStore
+
+
+def build_report(store: RunStore, against: Sequence[RunStore] = ()) -> tuple[Any, dict[str, Any]]:
+    """The engine's report plus the fields every report has (engine, model, n, counts, accuracy, tags);
+    built with the collector paused (sessions.collector): the records read are garbage only after it."""
+    with collector_paused():
+        return _build_report(store, against)
+
+
+def _build_report(store: RunStore, against: Sequence[RunStore]) -> tuple[Any, dict[str, Any]]:
+    from engines.reporting import accuracy, accuracy_interval, status_counts
+    from sessions.reports.describe import describe_run
+    from sessions.study.final_tags import load_final_results, review_summary
+    from sessions.study.paired import paired_comparison
+    from sessions.reports.papers import paper_block
+
+    engine, _ = run_settings(store)
+    run, labels = load_final_results(store)
+    others = []
+    for other in against:
+        if other.meta["engine"] != engine.name:
+            raise InputError(f"run {other.label} is a {other.meta['engine']} run; cannot report it against {engine.name}")
+        others.append(load_final_results(other)[0])
+    report = engine.report(run, others)
+    paired = [paired_comparison(engine, run, other) for other in others]
+    report.tables += [comparison.table() for comparison in paired]
+    review = review_summary(report, run.results, labels, {t.code: t.label for t in engine.taxonomy()})
+    summaries = store.summaries()
+    usage = run_usage(summaries.values()).to_json(price_of(store))
+    counts = status_counts(run.results)
+    counts["pending"] = int(store.meta.get("total", len(run.results))) - len(run.results)
+    reasons = [r for summary in summaries.values() for r in summary.get("finish_reasons", [])]
+    cache = {"replies": sum(int(s.get("replies", 0)) for s in summaries.values()),
+             "cached": sum(int(s.get("cached", 0)) for s in summaries.values())}
+    summary = {
+        "run": store.id,
+        "name": store.meta.get("name", ""),
+        "engine": engine.name,
+        "model": store.meta.get("model", ""),
+        "settings": store.meta.get("settings", {}),
+        "description": describe_run(store.meta).to_json(),
+        "seed": store.meta.get("seed"),
+        "provenance": store.meta.get("provenance"),  # revision, dataset hashes, OS and Python, cache counts
+        "status": store.meta.get("status", ""),
+        "n": int(store.meta.get("total", len(run.results))),
+        "counts": counts,
+        "accuracy": accuracy(run.results),
+        "accuracy_ci": accuracy_interval(run.results),  # 95% Wilson interval, the same for every engine
+        **review,
+        "metrics": report.metrics,
+        "usage": usage,
+        # replies whose backend reported a finish reason, and how many of them the reply cap cut
+        "replies": {"reported": len(reasons), "truncated": reasons.count("length"),
+                    "max_tokens": store.meta.get("params", {}).get("max_tokens")},
+        "cache": cache,  # model replies, and how many of them the response cache served (no tokens spent)
+        "served": store.meta.get("served", []),  # the model ids and fingerprints the server reported
+        "against": [o.label for o in against],
+        "paired": [comparison.to_json() for comparison in paired],
+        **({"sandbox": store.meta["sandbox"]} if "sandbox" in store.meta else {}),  # the isolation programs ran under
+        **{k: v for k, v in report.to_json().items() if k != "metrics"},
+        "paper": paper_block(engine.name, run, report.metrics),
+    }
+    return report, summary
+

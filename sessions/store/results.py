@@ -1,0 +1,50 @@
+"""A stored run as its engine reads it back: the engine and settings it was made with, its results.
+
+Everything that reads a run for figures (reports, studies, agreement, comparisons) starts here,
+below the front ends' facade, so that no module of a feature imports ``sessions.api``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from engines import get_engine
+from engines.contract import Engine
+from engines.core import ItemResult, RunResults, Tag, settings_from_json
+from sessions.store.runs import RunStore
+
+
+def run_settings(store: RunStore) -> tuple[Engine, Any]:
+    engine = get_engine(store.meta["engine"])
+    return engine, settings_from_json(engine.settings_type, store.meta.get("settings", {}))
+
+
+def load_results(store: RunStore) -> RunResults:
+    """The run as its engine's report sees it.
+
+    Reports group by ``item.meta``, name items by id and count tags by code; they never
+    read an item's inputs or gold, a step's trace or a tag's evidence. So the results
+    come from the index's summaries (status, scores, tag codes) and brief items, and the
+    full records are read only for an engine whose report reads replies or tool results
+    (``report_reads_outputs``): a 100,000-item dedc report parses no record at all. Tags
+    are shared per code and labelled from the taxonomy, as the reports' tables are.
+    """
+    engine, settings = run_settings(store)
+    items = store.brief_items()
+    shared: dict[str, Tag] = {t.code: Tag(code=t.code, label=t.label) for t in engine.taxonomy()}
+
+    def result(index: int, entry: Mapping[str, Any], codes: Sequence[str], outputs: list[str]) -> ItemResult:
+        tags = [shared.get(code) or shared.setdefault(code, Tag(code=code, label=code)) for code in codes]
+        return ItemResult(item=items[index], status=entry.get("status", "error"), scores=entry.get("scores", {}),
+                          tags=tags, outputs=outputs)
+
+    if engine.report_reads_outputs:
+        results = {index: result(index, record, [str(t["code"]) for t in record.get("tags", [])],
+                                 list(record.get("outputs", [])))
+                   for index, record in store.iter_results()}
+    else:
+        results = {index: result(index, summary, summary.get("tags", []), [])
+                   for index, summary in store.summaries().items()}
+    return RunResults(name=store.label, model=store.meta.get("model", ""), settings=settings,
+                      results=[results[i] for i in sorted(results)])
+
