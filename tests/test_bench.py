@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from sessions import bench
+from sessions.run import bench
 
 
 def n2f(*args: str) -> subprocess.CompletedProcess:

@@ -6,8 +6,8 @@ import html
 
 from n2f_tui.widgets.detail import DetailView
 from n2f_tui.widgets.progress import RunHeader
-from sessions import study
-from sessions.store import RunStore
+from sessions.study import sample as study
+from sessions.store.runs import RunStore
 from tui_support import inspect_run, make_run, screen_named, until
 
 

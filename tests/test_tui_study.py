@@ -9,8 +9,8 @@ import pytest
 from textual.widgets import OptionList
 
 from n2f_tui.screens.compare import CompareScreen
-from sessions import study
-from sessions.store import RunStore
+from sessions.study import sample as study
+from sessions.store.runs import RunStore
 from tui_support import inspect_run, make_run, screen_named, until
 
 
