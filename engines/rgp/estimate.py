@@ -132,10 +132,14 @@ def _parse(code: str) -> ast.Module | None:
 
 
 def _all_or_source(nodes: list[ast.expr | None]) -> list[Any]:
-    try:
-        return [ast.literal_eval(n) for n in nodes]  # type: ignore[arg-type]
-    except Exception:  # noqa: BLE001 - any failure means "not all literals", as in the original
-        return ["**" if n is None else ast.unparse(n).strip() for n in nodes]
+    """The literal values, or every node's source when one is not a literal (``**`` unpacking included)."""
+    present = [n for n in nodes if n is not None]
+    if len(present) == len(nodes):
+        try:
+            return [ast.literal_eval(n) for n in present]
+        except Exception:  # noqa: BLE001 - any failure means "not all literals", as in the original
+            pass
+    return ["**" if n is None else ast.unparse(n).strip() for n in nodes]
 
 
 def dict_entries(tree: ast.Module) -> list[list[tuple[Any, Any]]]:
@@ -162,12 +166,13 @@ def dict_lines(tree: ast.Module) -> set[int]:
 
 
 def assignments(tree: ast.Module) -> list[tuple[str, str]]:
-    pairs = []
+    pairs: list[tuple[str, str]] = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.Assign):
             continue
-        if isinstance(node.value, ast.Tuple) and all(isinstance(t, ast.Tuple) for t in node.targets):
-            left = [ast.unparse(e) for t in node.targets for e in t.elts]  # type: ignore[attr-defined]
+        tuples = [t for t in node.targets if isinstance(t, ast.Tuple)]
+        if isinstance(node.value, ast.Tuple) and len(tuples) == len(node.targets):
+            left = [ast.unparse(e) for t in tuples for e in t.elts]
             right = [ast.unparse(e) for e in node.value.elts]
             if len(left) == len(right):
                 pairs.extend(zip(left, right))

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from statistics import mean
 from typing import Any, Mapping, Sequence
 
-from engines.core import Chart, Item, ItemResult, Report, RunResults, Table, TagType, Verdict
+from engines.core import Chart, Item, ItemResult, Report, RunResults, Status, Table, TagType, Verdict
 from engines.reporting import scored, status_counts, tag_table
 from engines.rgp.estimate import Estimate, estimate
 from engines.rgp.grids import K
@@ -158,7 +158,7 @@ def score_item(item: Item, outputs: Sequence[str], settings: RgpSettings = DEFAU
     code = profile(est.table_length, errors, settings.compressed_max, settings.errors_max)
     if code:
         tags.insert(0, profile_tag(code, est.table_length, errors, settings.compressed_max, settings.errors_max))
-    status = "correct" if errors == 0 else "wrong"
+    status: Status = "correct" if errors == 0 else "wrong"
     scores = _scores(errors, est)
     vs = views.verdict_views(item, status, program, extraction.source, est, execution, scores, code) \
         if with_views else []

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from engines.contract import Metric
-from engines.core import Item, View
+from engines.core import Item, Status, View
 from engines.rgp.estimate import Estimate
 from engines.rgp.grids import SIDE, grid_rows
 from engines.parsing import ParseFailure
@@ -89,7 +89,7 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def verdict_views(item: Item, status: str, program: str, source: str, est: Estimate, execution: Any,
+def verdict_views(item: Item, status: Status, program: str, source: str, est: Estimate, execution: Any,
                   scores: dict[str, float], profile_code: str) -> list[View]:
     errors = int(scores["E"])
     total = len(execution.runs)
