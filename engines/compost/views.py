@@ -95,8 +95,7 @@ def lattice_view(item: Item) -> View:
                                          "children": children})
 
 
-# The report's metrics as the inspector labels them, the headline ones first (engines.contract.Metric).
-METRICS = (
+METRICS: tuple[Metric, ...] = (
     Metric("macro_f1", "macro F1", "score", True),
     Metric("compositionality_f1", "compositionality F1 (Table 1 rule)", "score", True),
     Metric("compositionality_f1_def", "compositionality F1 (prose definition)", "score"),

@@ -106,8 +106,7 @@ def unparseable_views(text: str, failure: ParseFailure, gold_graph: Graph, gold_
     ]
 
 
-# The report's metrics as the inspector labels them, the headline ones first (engines.contract.Metric).
-METRICS = (
+METRICS: tuple[Metric, ...] = (
     Metric("P_dc", "P_dc", "percent", True),
     Metric("P_c", "P_c", "percent", True),
     Metric("accuracy", "accuracy", "fraction", True),

@@ -122,8 +122,7 @@ def views(j: Judgement, verdict: Verdict) -> list[View]:
     return out
 
 
-# The report's metrics as the inspector labels them, the headline ones first (engines.contract.Metric).
-METRICS = (
+METRICS: tuple[Metric, ...] = (
     Metric("accuracy", "round-trip accuracy", "fraction", True),
     Metric("mean_truth_table_agreement", "truth-table agreement", "fraction", True),
     Metric("unknown", "Z3 unknown", "count"),

@@ -129,8 +129,7 @@ def not_run_views(program: str, est: Estimate, why: str) -> list[View]:
             View("code", "Program", program), mapping_table(est)]
 
 
-# The report's metrics as the inspector labels them, the headline ones first (engines.contract.Metric).
-METRICS = (
+METRICS: tuple[Metric, ...] = (
     Metric("mean_C", "mean C(P)", "number", True),
     Metric("in_sample_accuracy", "in-sample accuracy", "fraction", True),
     Metric("mean_E", "mean E(P)", "number"),

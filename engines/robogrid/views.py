@@ -227,8 +227,7 @@ def judge_views(item: Item, text: str, judged: Judgement | ParseFailure) -> list
             View("code", "Reply", text), *grammar_views(grammar)]
 
 
-# The report's metrics as the inspector labels them, the headline ones first (engines.contract.Metric).
-METRICS = (
+METRICS: tuple[Metric, ...] = (
     Metric("accuracy", "accuracy", "fraction", True),
     Metric("svr", "SVR", "fraction", True),
     Metric("ber", "BER", "fraction", True),
