@@ -13,7 +13,7 @@ most; ``?`` lists them all.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.worker import get_current_worker
@@ -22,7 +22,6 @@ from textual.binding import Binding
 from textual.containers import Container
 from textual.widgets import Footer, Static
 
-from engines.core import ItemResult
 from n2f_tui.screens.base import AppScreen
 from n2f_tui.screens.dialogs import ChoiceDialog, TextDialog, choose_run_to_compare
 from n2f_tui.screens.run_annotate import AnnotationActions
@@ -36,9 +35,12 @@ from n2f_tui.widgets.vlist import VirtualList
 from n2f_tui.workers import guarded_work
 from sessions import api
 from sessions.collector import COLLECTOR
-from sessions.describe import describe_run
+from sessions.reports.describe import describe_run
 from sessions.errors import N2FError
-from sessions.store import RunStore
+from sessions.store.runs import RunStore
+
+if TYPE_CHECKING:
+    from n2f_tui.jobs import RunJob
 
 TICK = 0.5  # seconds between looks at the run: results taken, rows and header redrawn
 STREAM_TICK = 0.1  # seconds between redraws of the focused item's reply while it streams
@@ -98,14 +100,14 @@ class RunScreen(AnnotationActions, LiveRunActions, AppScreen):
         if job is not None:
             job.drain()  # already in store.results()
         self.was_live = job is not None
-        self.metrics: dict[str, Any] = {}
+        self.metrics = {}
         self._metrics_at = 0.0
         self._metrics_every = METRICS_EVERY
-        self._metrics_cache: dict[int, tuple[int, ItemResult]] = {}
+        self._metrics_cache = {}
         self.description = describe_run(store.meta).text
         self._ids = IdColumn.of(self.state.ids, [t.code for t in self.state.engine.taxonomy()])
-        self._live_drawn: tuple[Any, ...] | None = None
-        self._live_detail: Any = None
+        self._live_drawn = None
+        self._live_detail = None
         self._scoring: tuple[int, int] | None = None  # the (index, version) a worker re-scores for the detail
         try:
             self.price = api.price_of(store)
@@ -143,7 +145,7 @@ class RunScreen(AnnotationActions, LiveRunActions, AppScreen):
     # ------------------------------------------------------------------- data
 
     @property
-    def job(self) -> Any:
+    def job(self) -> RunJob | None:
         return self.n2f.jobs.get(self.run_id)
 
     @property
@@ -372,7 +374,7 @@ class RunScreen(AnnotationActions, LiveRunActions, AppScreen):
         self.app.push_screen(AgreementScreen(self.state.store, self.state.annotator), jump)
 
     def action_compare(self) -> None:
-        from sessions.store import list_run_meta
+        from sessions.store.runs import list_run_meta
 
         if not self.n2f.refuses_in_blind("comparison"):
             choose_run_to_compare(self, self.state.store.meta, reversed(list_run_meta()), "Compare with")

@@ -9,11 +9,12 @@ from __future__ import annotations
 from typing import Callable
 
 from n2f_tui.screens.dialogs import ChoiceDialog, TextDialog
+from n2f_tui.screens.run_parts import RunScreenParts
 from n2f_tui.screens.tag_dialog import Code, TagDialog
 
 
-class AnnotationActions:
-    """Labelling the item under the cursor (``RunScreen`` provides ``state``, ``current``, ``vlist``)."""
+class AnnotationActions(RunScreenParts):
+    """Labelling the item under the cursor (``RunScreenParts``: what it uses of ``RunScreen``)."""
 
     def action_tag_add(self) -> None:
         """The tag dialog (``tag_dialog.TagDialog``): tick and untick codes with their keys, Enter applies them all."""

@@ -11,15 +11,17 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from engines.core import ItemResult
 from n2f_tui.run_metrics import engine_metrics
 from n2f_tui.screens.dialogs import ConfirmDialog
+from n2f_tui.screens.run_parts import RunScreenParts
 from n2f_tui.widgets.detail import DetailView
 from n2f_tui.workers import guarded_work, report_error_from_thread
 from sessions import api
-from sessions.describe import describe_run
+from sessions.reports.describe import describe_run
 from sessions.collector import COLLECTOR
 from sessions.errors import N2FError
-from sessions.store import RunStore
+from sessions.store.runs import RunStore
 
 if TYPE_CHECKING:
     from n2f_tui.jobs import RunJob
@@ -27,8 +29,19 @@ if TYPE_CHECKING:
 METRICS_EVERY = 2.0
 
 
-class LiveRunActions:
-    """Following and driving a live run (``RunScreen`` provides ``job``, ``state``, ``relist``, ``update_header``)."""
+class LiveRunActions(RunScreenParts):
+    """Following and driving a live run (``RunScreenParts``: what it uses of ``RunScreen``).
+
+    Its own state, set by ``RunScreen.__init__``, is declared here.
+    """
+
+    was_live: bool  # the screen has seen the run's job: when the job ends, the run is read back once
+    metrics: dict[str, Any]  # the engine's headline metrics, as the header shows them
+    _metrics_at: float  # time.monotonic() of the last recomputation
+    _metrics_every: float  # seconds between recomputations (longer when one takes long)
+    _metrics_cache: dict[int, tuple[int, ItemResult]]  # engine_metrics' cache: per item, (version, result)
+    _live_drawn: tuple[int, int, int, int] | None  # the streamed reply last drawn: (index, id, step, tokens)
+    _live_detail: api.ItemDetail | None  # the streamed item's prompt and gold, read once per item
 
     def tick(self) -> None:
         touched = self.state.refresh_annotations()  # events another window or process wrote
@@ -78,7 +91,9 @@ class LiveRunActions:
     def draw_live(self) -> None:
         """The focused item's reply as it streams (a live run of a real model only)."""
         job, index = self.job, self.current
-        live = job.runner.live.get(index) if job is not None and index is not None else None
+        if job is None or index is None:
+            return
+        live = job.runner.live.get(index)
         if live is None:
             return
         drawn = (index, id(live), live.step, live.tokens)
