@@ -36,6 +36,7 @@ DEFAULT_SETTINGS = DedcSettings()
 MAX_EXPR = 20_000  # characters of a substituted expression before we give up on it
 MAX_VARIANTS = 64
 MAX_DEPTH = 200  # nesting of a substituted expression (gold answers have 4)
+Condition = tuple[tuple[str, str], ...]  # a run's settings but ``primitives``, as sorted (name, repr) pairs
 
 
 class TooLarge(Exception):
@@ -272,9 +273,6 @@ def _condition_label(s: Mapping[str, Any]) -> str:
     if s.get("names", "opaque") != "opaque":
         parts.append(_NAMES_LABEL.get(str(s["names"]), str(s["names"])))
     return " + ".join(parts) or "base"
-
-
-Condition = tuple[tuple[str, str], ...]  # a run's settings but ``primitives``, as sorted (name, repr) pairs
 
 
 @dataclass
