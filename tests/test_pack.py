@@ -7,10 +7,13 @@ import json
 import os
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 
 import pytest
 
+from sessions.errors import InputError
+from sessions.store.pack import MANIFEST, read_pack
 from sessions.store.runs import RunStore
 
 RUN = ["run", "dedc", "-m", "sim:error_rate=0.7", "-n", "40", "--name", "shared", "-q", "--json"]
@@ -147,3 +150,13 @@ def test_import_refuses_labels_made_on_other_outputs_naming_them_and_force_marks
     assert {e["item"] for e in events if e.get("forced")} == set(differ)
     assert not any(e.get("forced") for e in events if e["item"] not in differ)
     assert json.loads(n2f(lead, "agreement", "shared", "--json").stdout)["forced"] == foreign
+
+
+def test_read_pack_refuses_a_manifest_that_is_not_a_plain_file(tmp_path):
+    pack = tmp_path / "folder.n2f"
+    with tarfile.open(pack, mode="w:gz") as tar:
+        member = tarfile.TarInfo(MANIFEST)
+        member.type = tarfile.DIRTYPE
+        tar.addfile(member)
+    with pytest.raises(InputError, match="not a plain file"):
+        read_pack(pack)

@@ -26,6 +26,7 @@ import tarfile
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Mapping
 
 from sessions.study.annotations import LOCK as ANNOTATIONS_LOCK, LOG as ANNOTATIONS
 from sessions.errors import InputError
@@ -98,24 +99,24 @@ def pack_run(ref: str, out: Path) -> tuple[RunStore, str, int]:
     return store, fingerprint, out.stat().st_size
 
 
-def read_pack(path: Path) -> tuple[dict, dict[str, bytes]]:
+def read_pack(path: Path) -> tuple[dict[str, Any], dict[str, bytes]]:
     """The manifest and the files of a pack, every file checked against the manifest's sha256."""
     try:
         with tarfile.open(path, mode="r:gz") as tar:
             members = {m.name: m for m in tar.getmembers()}
             if MANIFEST not in members:
                 raise InputError(f"{path} is not an n2f pack (no {MANIFEST})")
-            manifest = json.loads(tar.extractfile(members[MANIFEST]).read())
+            manifest = json.loads(_member_bytes(tar, members[MANIFEST], path))
             if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
                 raise InputError(f"{path} is not an n2f pack")
             if manifest.get("version") != VERSION:
                 raise InputError(f"{path} is an n2f pack of version {manifest.get('version')}; this n2f reads {VERSION}")
-            files = {}
+            files: dict[str, bytes] = {}
             for name, digest in dict(manifest.get("files", {})).items():
                 member = members.get(name)
                 if member is None or not member.isfile() or "/" in name or name.startswith("."):
                     raise InputError(f"{path}: the pack's file {name!r} is missing or not a plain file")
-                data = tar.extractfile(member).read()
+                data = _member_bytes(tar, member, path)
                 if _sha256(data) != digest:
                     raise InputError(f"{path}: {name} is damaged (its sha256 differs from the manifest's)")
                 files[name] = data
@@ -126,6 +127,13 @@ def read_pack(path: Path) -> tuple[dict, dict[str, bytes]]:
     if not NAME_RE.match(str(manifest.get("run", ""))) or "meta.json" not in files:
         raise InputError(f"{path}: the pack names no valid run")
     return manifest, files
+
+
+def _member_bytes(tar: tarfile.TarFile, member: tarfile.TarInfo, path: Path) -> bytes:
+    handle = tar.extractfile(member)
+    if handle is None:  # a directory or a link, not a plain file
+        raise InputError(f"{path}: the pack's file {member.name!r} is missing or not a plain file")
+    return handle.read()
 
 
 def unpack_run(path: Path) -> Unpacked:
@@ -157,7 +165,7 @@ def unpack_run(path: Path) -> Unpacked:
     return Unpacked(run=run_id, label=store.label, fingerprint=fingerprint, installed=True)
 
 
-def _merge_into(store: RunStore, manifest: dict, annotations: bytes, source: str) -> Unpacked:
+def _merge_into(store: RunStore, manifest: Mapping[str, Any], annotations: bytes, source: str) -> Unpacked:
     """The pack's run is here already: take in its new events if it is the same run, else refuse."""
     here = run_fingerprint(store)
     if here != manifest.get("fingerprint"):
