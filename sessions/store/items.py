@@ -17,7 +17,7 @@ import re
 import sys
 from array import array
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, TypedDict
 
 from engines.core import Item
 from sessions.errors import InputError
@@ -28,7 +28,14 @@ ITEMS_INDEX = "items.idx"
 ITEMS_BRIEF = "items.brief.jsonl"
 
 
-def item_offsets(data: bytes) -> array:
+class Brief(TypedDict):
+    """One line of items.brief.jsonl: what lists, lookups and reports read of an item."""
+
+    id: str
+    meta: dict[str, Any]
+
+
+def item_offsets(data: bytes) -> array[int]:
     """Start offset of every line of ``items.jsonl`` plus its end, for files written without ``items.idx``."""
     offsets = array("Q", [0])
     for match in re.finditer(b"\n", data):
@@ -82,7 +89,7 @@ class RunItems:
         self.engine = engine
         self.label = label  # names the run in errors
         self._items: list[Item] | None = None
-        self._offsets: array | None = None
+        self._offsets: array[int] | None = None
         self._ids: list[str] | None = None
 
     def items(self) -> list[Item]:
@@ -111,7 +118,7 @@ class RunItems:
             handle.seek(offsets[index])
             return self._parse(handle.read(offsets[index + 1] - offsets[index]), index)
 
-    def briefs(self) -> list[dict[str, Any]]:
+    def briefs(self) -> list[Brief]:
         """Every item's ``{"id", "meta"}`` in run order, without parsing the items' inputs and gold.
 
         Not kept: callers keep what they need (ids, or light items for a report).
@@ -120,14 +127,16 @@ class RunItems:
             data = (self.folder / ITEMS_BRIEF).read_bytes()
         except FileNotFoundError:  # written by an earlier version
             return [{"id": item.id, "meta": item.meta} for item in self.items()]
-        return _BRIEF_DECODER.decode("[" + ",".join(data.decode("utf-8").splitlines()) + "]")
+        briefs: list[Brief] = _BRIEF_DECODER.decode("[" + ",".join(data.decode("utf-8").splitlines()) + "]")
+        return briefs
 
     def brief_items(self) -> list[Item]:
         """Every item with its id and meta only: what reports group and name items by.
 
         Their inputs and gold are one shared empty mapping, read-only like the rest of a brief.
         """
-        engine, nothing = self.engine, {}
+        engine = self.engine
+        nothing: dict[str, Any] = {}
         return [Item(id=b["id"], engine=engine, inputs=nothing, gold=nothing, meta=b["meta"]) for b in self.briefs()]
 
     def item_ids(self) -> list[str]:
@@ -168,7 +177,7 @@ class RunItems:
         except FileNotFoundError:
             raise InputError(f"run {self.label}: items.jsonl is missing") from None
 
-    def _item_offsets(self) -> array:
+    def _item_offsets(self) -> array[int]:
         if self._offsets is None:
             offsets = array("Q")
             try:

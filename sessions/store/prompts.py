@@ -13,11 +13,11 @@ from engines.contract import Engine
 from engines.core import Item
 
 
-def rebuilt_steps(engine: Engine, settings: Any, templates: Mapping[str, str] | None, item: Item,
+def rebuilt_steps(engine: Engine[Any], settings: Any, templates: Mapping[str, str] | None, item: Item,
                   outputs: Sequence[str]) -> list[dict[str, Any]]:
     """One step per stored output (at least one): ``{"step", "kind" (model|tool), "tool",
     "messages": [{"role", "content"}]}``; a tool step has no messages."""
-    steps = []
+    steps: list[dict[str, Any]] = []
     for step_index in range(max(1, len(outputs))):
         step, _ = engine.next_call(item, settings, outputs[:step_index], templates)
         if step is None:  # done, or the engine cannot read the outputs: the verdict says why

@@ -14,7 +14,7 @@ from engines.core import ItemResult, RunResults, Tag, settings_from_json
 from sessions.store.runs import RunStore
 
 
-def run_settings(store: RunStore) -> tuple[Engine, Any]:
+def run_settings(store: RunStore) -> tuple[Engine[Any], Any]:
     engine = get_engine(store.meta["engine"])
     return engine, settings_from_json(engine.settings_type, store.meta.get("settings", {}))
 

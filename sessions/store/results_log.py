@@ -28,11 +28,14 @@ import json
 import os
 from sys import intern
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence, TypedDict
+
+from engines.core import Status
 
 from sessions.errors import InputError
 from sessions.store.files import append_durably, atomic_write_bytes, complete_lines, cut_after, cut_torn_tail, fsync_folder, read_from
 from sessions.run.usage import Usage
+from sessions.store.summary import RunTally, write_summary
 
 RECORDS = "results.jsonl"
 INDEX = "results.index.jsonl"
@@ -41,9 +44,32 @@ SHARED_SCORES = 4  # score tables of up to this many keys are shared between equ
 # 100,000 dedc summaries then hold two score dicts instead of 100,000
 
 
-def summary_of(record: Mapping[str, Any]) -> dict[str, Any]:
+class _Judged(TypedDict):
+    status: Status
+    scores: dict[str, float]
+    tags: list[str]  # the tags' codes
+    attempt: int
+
+
+class Summary(_Judged, total=False):
+    """One line of the index without its ``i``: what every record has, then what only some have
+    (``at``/``len`` once it is on disk, ``legacy`` when it was read from an earlier version's file)."""
+
+    usage: dict[str, int]
+    replies: int
+    cached: int
+    finish_reasons: list[str]
+    at: int
+    len: int
+    legacy: bool
+
+
+LegacyRecords = dict[int, dict[str, Any]]  # item index -> record, as an earlier version's results.json held them
+
+
+def summary_of(record: Mapping[str, Any]) -> Summary:
     """What lists, filters, counts, token totals and ``resume`` need of a record, without its outputs and steps."""
-    summary = {
+    summary: Summary = {
         "status": record.get("status", "error"),
         "scores": record.get("scores", {}),
         "tags": [t["code"] for t in record.get("tags", [])],
@@ -75,7 +101,7 @@ def _inside(line: bytes, size: int) -> bool:
     """Whether an index line is whole and points inside the first ``size`` bytes of the records."""
     try:
         summary = json.loads(line)
-        return summary["at"] + summary["len"] + 1 <= size
+        return bool(summary["at"] + summary["len"] + 1 <= size)
     except (ValueError, KeyError, TypeError):
         return False
 
@@ -91,28 +117,28 @@ class ResultsLog:
         self.folder = folder
         self.records_path = folder / RECORDS
         self.index_path = folder / INDEX
-        self._summaries: dict[int, dict[str, Any]] = {}
+        self._summaries: dict[int, Summary] = {}
         self._shared_scores: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
         self._read_to = 0  # bytes of the index parsed so far
-        self._unfollowed: dict[int, dict[str, Any]] = {}  # read since the last ``take_unfollowed``
-        self._legacy: dict[int, dict[str, Any]] | None = None
-        self._fd_records: int | None = None
-        self._fd_index: int | None = None
+        self._unfollowed: dict[int, Summary] = {}  # read since the last ``take_unfollowed``
+        self._legacy: LegacyRecords | None = None
+        self._fds: tuple[int, int] | None = None  # results.jsonl and the index, opened for appending
         self._end = 0  # size of results.jsonl as the owner wrote it
         self._broken = ""
         self._short: set[int] = set()  # items whose latest index line points past the records' end
+        self._tally: RunTally | None = None  # the owner's figures of the run (summary.json), from ``recover`` on
         self.damage = ""  # what a reader found wrong with the files (shown by ``n2f runs``)
 
     # ------------------------------------------------------------------ reading
 
-    def summaries(self) -> dict[int, dict[str, Any]]:
+    def summaries(self) -> dict[int, Summary]:
         """Item index -> latest summary (with ``at``/``len``); reads only the index's new lines."""
-        if not self.index_path.exists() and self._read_legacy():
-            return {i: {**summary_of(r), "legacy": True} for i, r in self._legacy.items()}  # type: ignore[union-attr]
+        if not self.index_path.exists() and (legacy := self._read_legacy()) is not None:
+            return {i: {**summary_of(r), "legacy": True} for i, r in legacy.items()}
         self.tail()
         return self._summaries
 
-    def take_unfollowed(self) -> dict[int, dict[str, Any]]:
+    def take_unfollowed(self) -> dict[int, Summary]:
         """The summaries read since the last call, whoever made them be read (item index -> summary).
 
         What a reader following another process's run calls when the index grew: only the new
@@ -123,9 +149,9 @@ class ResultsLog:
         taken, self._unfollowed = self._unfollowed, {}
         return taken
 
-    def tail(self) -> dict[int, dict[str, Any]]:
+    def tail(self) -> dict[int, Summary]:
         """The summaries appended since the last look (item index -> summary), taken into ``summaries``."""
-        fresh: dict[int, dict[str, Any]] = {}
+        fresh: dict[int, Summary] = {}
         if not self.index_path.exists():
             return fresh
         lines, used = complete_lines(read_from(self.index_path, self._read_to))
@@ -164,11 +190,11 @@ class ResultsLog:
         if summary is None:
             return None
         if summary.get("legacy"):
-            return dict(self._legacy[index])  # type: ignore[index]
+            return dict(self._loaded_legacy()[index])
         with open(self.records_path, "rb") as handle:
             return self._read_one(handle, summary)
 
-    def _find_summary(self, index: int) -> dict[str, Any] | None:
+    def _find_summary(self, index: int) -> Summary | None:
         """The item's latest readable summary: the last whole index line that starts with its number
         and points inside results.jsonl."""
         data = read_from(self.index_path, 0)
@@ -180,11 +206,12 @@ class ResultsLog:
             if at > 0 and data[at - 1] != 0x0A:
                 continue
             try:
-                summary = json.loads(data[at: data.index(b"\n", at)])
+                line = json.loads(data[at: data.index(b"\n", at)])
             except ValueError as exc:
                 raise InputError(f"{self.index_path} has a damaged line ({exc}); the run cannot be read") from None
-            if summary["at"] + summary["len"] + 1 <= size:
-                summary.pop("i")
+            if line["at"] + line["len"] + 1 <= size:
+                line.pop("i")
+                summary: Summary = line
                 return summary
             self._note_short(index)
         return None
@@ -200,7 +227,8 @@ class ResultsLog:
         """The latest full record of every item (or of those ``summaries`` name), read in file order."""
         summaries = self.summaries() if summaries is None else summaries
         if any(s.get("legacy") for s in summaries.values()):
-            yield from ((i, dict(self._legacy[i])) for i in sorted(summaries))  # type: ignore[index]
+            legacy = self._loaded_legacy()
+            yield from ((i, dict(legacy[i])) for i in sorted(summaries))
             return
         if not summaries:
             return
@@ -212,31 +240,37 @@ class ResultsLog:
         handle.seek(summary["at"])
         data = handle.read(summary["len"])
         try:
-            return json.loads(data)
+            record: dict[str, Any] = json.loads(data)
         except ValueError as exc:
             raise InputError(f"{self.records_path} is damaged at byte {summary['at']} ({exc})") from None
+        return record
 
-    def _read_legacy(self) -> bool:
-        """Load an earlier version's ``results.json``; False when there is none (or it just became the new layout)."""
+    def _read_legacy(self) -> LegacyRecords | None:
+        """Load an earlier version's ``results.json``; None when there is none (or it just became the new layout)."""
         if self._legacy is not None:
-            return True
+            return self._legacy
         try:
             text = (self.folder / LEGACY).read_text(encoding="utf-8")
         except FileNotFoundError:
-            return False
+            return None
         try:
             table = json.loads(text).get("results", {}) if text.strip() else {}
         except json.JSONDecodeError as exc:
             raise InputError(f"{self.folder / LEGACY} is not valid JSON ({exc}); the run cannot be read") from None
         self._legacy = {int(doc_id) - 1: record for doc_id, record in table.items()}
-        return True
+        return self._legacy
+
+    def _loaded_legacy(self) -> LegacyRecords:
+        """The earlier version's records that ``summaries`` read (what a ``legacy`` summary points at)."""
+        assert self._legacy is not None, "a legacy summary comes from a loaded results.json"
+        return self._legacy
 
     # ------------------------------------------------------------------ writing (owner only)
 
     def recover(self) -> None:
         """Make the logs whole again after a crash, or convert an earlier version's file; owner only."""
-        if not self.index_path.exists() and self._read_legacy():
-            self._convert_legacy()
+        if not self.index_path.exists() and (legacy := self._read_legacy()) is not None:
+            self._convert_legacy(legacy)
         cut_torn_tail(self.index_path)
         cut_after(self.index_path, self._index_end_within(self._records_size()))
         self._summaries, self._read_to, self.damage, self._unfollowed = {}, 0, "", {}
@@ -244,6 +278,22 @@ class ResultsLog:
         self._end = max((s["at"] + s["len"] + 1 for s in summaries.values()), default=0)
         if self._records_size() > self._end:
             cut_after(self.records_path, self._end)
+        self._tally = RunTally()
+        for item_index, summary in summaries.items():
+            self._tally.add(item_index, summary)
+        self._write_summary()
+
+    def _write_summary(self) -> None:
+        """``summary.json`` for the index as it stands (``sessions.store.summary``); owner only.
+
+        A summary that cannot be written is not an error of the run: the one left on disk no
+        longer covers the index, so readers read the index instead."""
+        if self._tally is None:
+            return
+        try:
+            write_summary(self.folder, self._tally, self.index_path.stat().st_size, self._end)
+        except OSError:
+            pass
 
     def _records_size(self) -> int:
         try:
@@ -268,10 +318,10 @@ class ResultsLog:
             offset += len(line) + 1
         return used
 
-    def _convert_legacy(self) -> None:
+    def _convert_legacy(self, legacy: LegacyRecords) -> None:
         """Write the new logs from ``results.json``: records first, the index (the switch readers look for) last."""
         records, index = bytearray(), bytearray()
-        for item_index, record in sorted(self._legacy.items()):  # type: ignore[union-attr]
+        for item_index, record in sorted(legacy.items()):
             line = _dumps(record)
             index += _dumps({"i": item_index, "at": len(records), "len": len(line), **summary_of(record)}) + b"\n"
             records += line + b"\n"
@@ -289,32 +339,41 @@ class ResultsLog:
             return
         records, index = bytearray(), bytearray()
         offset = self._end
+        summaries: dict[int, Any] = {}
         for item_index, record in sorted(batch.items()):
             line = _dumps(record)
-            index += _dumps({"i": item_index, "at": offset + len(records), "len": len(line), **summary_of(record)}) + b"\n"
+            summaries[item_index] = summary = summary_of(record)
+            index += _dumps({"i": item_index, "at": offset + len(records), "len": len(line), **summary}) + b"\n"
             records += line + b"\n"
         try:
-            if self._fd_records is None:
-                self._open_for_append()
-            append_durably(self._fd_records, bytes(records))  # type: ignore[arg-type]
+            fd_records, fd_index = self._fds or self._open_for_append()
+            append_durably(fd_records, bytes(records))
             self._end += len(records)
-            append_durably(self._fd_index, bytes(index))  # type: ignore[arg-type]
+            append_durably(fd_index, bytes(index))
         except OSError as exc:
             self._broken = exc.strerror or str(exc)
             raise
         # the summaries are not kept here: whoever asks (a live inspector) tails them from
-        # the file like any reader, so a headless run holds no per-item state
+        # the file like any reader; a headless run holds only its tally (a byte or so per item)
+        if self._tally is not None:
+            for item_index, summary in summaries.items():
+                self._tally.add(item_index, summary)
+            self._write_summary()
 
-    def _open_for_append(self) -> None:
+    def _open_for_append(self) -> tuple[int, int]:
         created = not self.records_path.exists() or not self.index_path.exists()
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
-        self._fd_records = os.open(self.records_path, flags, 0o644)
-        self._fd_index = os.open(self.index_path, flags, 0o644)
+        fd_records = os.open(self.records_path, flags, 0o644)
+        try:
+            self._fds = fd_records, os.open(self.index_path, flags, 0o644)
+        except OSError:
+            os.close(fd_records)
+            raise
         if created:
             fsync_folder(self.folder)
+        return self._fds
 
     def close(self) -> None:
-        for fd in (self._fd_records, self._fd_index):
-            if fd is not None:
-                os.close(fd)
-        self._fd_records = self._fd_index = None
+        for fd in self._fds or ():
+            os.close(fd)
+        self._fds = None

@@ -5,6 +5,7 @@ Layout of ``runs/<run id>/``:
   items.jsonl, items.idx, items.brief.jsonl   the items, written once  (sessions.store.items)
   results.jsonl         full result records, append-only   } see sessions.store.results_log
   results.index.jsonl   one short summary per record       }
+  summary.json          the run's figures for lists of runs (sessions.store.summary), replaced per batch
   annotations.jsonl     people's tags and notes, append-only, several writers (sessions.study.annotations)
   attempts.json         re-runs from the prompt editor (sessions.run.attempts)
   lock                  held (flock) by the process that owns the run's results
@@ -35,10 +36,11 @@ from sessions.study.annotations import AnnotationLog
 from sessions.errors import InputError, RuntimeFailure
 from sessions.store.files import atomic_write_text, clean_dead_temp_files, now_iso
 from sessions.paths import ensure_writable, runs_dir
-from sessions.store.results_log import INDEX, LEGACY, ResultsLog, summary_of
+from sessions.reports.describe import describe_run
+from sessions.store.results_log import INDEX, LEGACY, RECORDS, ResultsLog, Summary, summary_of
 from sessions.store.index import list_run_meta, resolve_run, validate_name
-from sessions.store.items import RunItems, write_items
-from sessions.store.summary import RunSummary, summarize
+from sessions.store.items import Brief, RunItems, write_items
+from sessions.store.summary import RunSummary, read_summary, summarize
 
 META_SLACK = 256  # spaces after meta.json's JSON: room for a last status when the disk is full
 FLUSH_SECONDS = 1.0
@@ -113,6 +115,7 @@ class RunStore:
             "updated": now_iso(),
             **(extra or {}),
         }
+        meta["description"] = describe_run(meta).to_json()  # lists of runs show it without importing the engine
         atomic_write_text(folder / "meta.json", json.dumps(meta, indent=2, ensure_ascii=False))
         return cls(folder)
 
@@ -124,20 +127,30 @@ class RunStore:
 
     @property
     def id(self) -> str:
-        return self.meta["id"]
+        return str(self.meta["id"])
 
     @property
     def label(self) -> str:
-        return self.meta.get("name") or self.meta["id"]
+        return str(self.meta.get("name") or self.meta["id"])
 
     def _read_meta(self) -> dict[str, Any]:
         path = self.folder / "meta.json"
         try:
-            return json.loads(path.read_text(encoding="utf-8"))
+            meta: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise InputError(f"{self.folder.name}: not a run (meta.json missing)") from None
         except ValueError as exc:
             raise InputError(f"{path} is not valid JSON ({exc})") from None
+        return meta
+
+    def refresh_meta(self) -> bool:
+        """Re-read meta.json (another process's status); whether it changed. Reads nothing else."""
+        try:
+            meta = self._read_meta()
+        except InputError:  # being replaced this instant: read again on the next look
+            return False
+        changed, self.meta = meta != self.meta, meta
+        return changed
 
     def update_meta(self, **values: Any) -> None:
         """Save the metadata atomically. On a full disk (no room for the temp file) a status still
@@ -164,7 +177,7 @@ class RunStore:
     def item(self, index: int) -> Item:
         return self.item_files.item(index)
 
-    def briefs(self) -> list[dict[str, Any]]:
+    def briefs(self) -> list[Brief]:
         return self.item_files.briefs()
 
     def brief_items(self) -> list[Item]:
@@ -178,7 +191,7 @@ class RunStore:
 
     # ---------------------------------------------------------------- results
 
-    def summaries(self) -> dict[int, dict[str, Any]]:
+    def summaries(self) -> dict[int, Summary]:
         """Item index -> the latest result's summary (status, scores, tag codes, attempt), buffered ones included."""
         with self._log_lock:
             stored = dict(self._log.summaries())
@@ -265,7 +278,7 @@ class RunStore:
         """What reading the results found damaged (a results.jsonl shorter than its index), or ``""``."""
         return self._log.damage
 
-    def follow(self) -> tuple[bool, dict[int, dict[str, Any]]]:
+    def follow(self) -> tuple[bool, dict[int, Summary]]:
         """What another process wrote since the last call: (the metadata changed and was re-read,
         the result summaries appended meanwhile). A stat of the files a writer changes first: when
         none changed nothing is read, so a reader may call this every second on any run."""
@@ -285,7 +298,15 @@ class RunStore:
         return meta_changed, fresh
 
     def summary(self) -> RunSummary:
-        """Done count, errors, accuracy and token usage, from the summaries alone (home screen, ``n2f runs``)."""
+        """Done count, errors, accuracy and token usage (home screen, ``n2f runs``): from summary.json when it
+        covers the whole index (one small file, ``sessions.store.summary``), else from the index's summaries."""
+        with self._buffer_lock:
+            buffered = bool(self._buffer)
+        sizes = [_size(self.folder / name) for name in (INDEX, RECORDS, LEGACY)]
+        if not buffered and sizes[2] < 0:
+            stored = read_summary(self.folder, max(sizes[0], 0), max(sizes[1], 0))
+            if stored is not None:
+                return stored
         return summarize(self.summaries())
 
     # ------------------------------------------------------------------- lock
@@ -334,6 +355,14 @@ class RunStore:
         from sessions.store.fingerprint import Stamper
 
         return AnnotationLog(self.folder, annotator, stamp=Stamper(self))
+
+
+def _size(path: Path) -> int:
+    """The file's size, -1 when it is not there."""
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return -1
 
 
 def _overwrite_in_place(path: Path, data: bytes) -> bool:
