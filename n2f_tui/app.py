@@ -28,7 +28,7 @@ from sessions import api
 from sessions.collector import COLLECTOR
 from sessions.errors import N2FError
 from sessions.backends.models import problems as backend_problems
-from sessions.store.runs import list_run_meta
+from sessions.store.index import list_run_meta
 
 DEMO_MODEL = "sim:latency=0.05"
 DEMO_CONCURRENCY = 4

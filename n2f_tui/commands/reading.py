@@ -21,8 +21,8 @@ from sessions import api
 from sessions.errors import InputError
 from sessions.reports.figures import proportion
 from sessions.reports.papers import papers_listing
-from sessions.store.index import damaged_runs
-from sessions.store.runs import RunStore, list_run_meta
+from sessions.store.index import damaged_runs, list_run_meta
+from sessions.store.runs import RunStore
 from sessions.run.usage import Usage
 
 EXPORT_FORMATS = ("jsonl", "csv", "parquet", "inspect")

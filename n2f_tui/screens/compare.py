@@ -22,10 +22,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from n2f_tui.itemview import heading, output_parts, question_parts, view_parts
-from n2f_tui.render import clipped, safe_text
+from n2f_tui.render import STATUS_STYLE, clipped, safe_text
 from n2f_tui.widgets.detail import FOLDED
 from n2f_tui.widgets.pane import Pane
-from n2f_tui.widgets.style import AUTO_CHIP, GLYPH, STATUS_STYLE, number, run_label
+from n2f_tui.widgets.style import AUTO_CHIP, GLYPH, number, run_label
 from n2f_tui.widgets.vlist import VirtualList
 from n2f_tui.workers import guarded_work
 from sessions import api

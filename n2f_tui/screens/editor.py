@@ -22,13 +22,13 @@ from textual.widgets.option_list import Option
 
 from engines.core import EngineError, Tag
 from n2f_tui.itemview import heading, output_parts
-from n2f_tui.render import clipped, safe_text
+from n2f_tui.render import STATUS_STYLE, clipped, safe_text
 from n2f_tui.screens.base import AppScreen
 from n2f_tui.screens.dialogs import TextDialog
 from n2f_tui.state import RunState
 from n2f_tui.widgets.detail import FOLDED, live_output
 from n2f_tui.widgets.pane import Pane
-from n2f_tui.widgets.style import GLYPH, STATUS_STYLE, chips, number
+from n2f_tui.widgets.style import GLYPH, chips, number
 from n2f_tui.workers import guarded_work
 from sessions.errors import N2FError
 

@@ -27,8 +27,9 @@ from n2f_tui.workers import guarded_work
 from sessions.reports.describe import describe_run
 from sessions.errors import N2FError
 from sessions.paths import runs_dir
+from sessions.store.index import list_run_meta
+from sessions.store.runs import RunStore, run_signature
 from sessions.store.summary import RunSummary
-from sessions.store.runs import RunStore, list_run_meta, run_signature
 
 COLUMNS = ("run", "engine", "model", "changes", "progress", "accuracy", "date")
 POLL_EVERY = 2  # ticks of half a second between looks at the runs folder and the runs' files

@@ -34,7 +34,7 @@ from n2f_tui.workers import guarded_work
 from sessions.errors import N2FError
 from sessions.store.form_memory import FormMemory, load_form_memory, save_form_memory
 from sessions.backends.models import parse_model_spec
-from sessions.store.runs import validate_name
+from sessions.store.index import validate_name
 
 Start = Callable[[dict[str, Any]], Awaitable[Any]]
 MODELS = "sim, sim:error_rate=0.3,latency=0.01, oracle, local (Gemma 3 270M on the CPU), replay:FILE, openai:MODEL[@URL]"

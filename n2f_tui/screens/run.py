@@ -374,7 +374,7 @@ class RunScreen(AnnotationActions, LiveRunActions, AppScreen):
         self.app.push_screen(AgreementScreen(self.state.store, self.state.annotator), jump)
 
     def action_compare(self) -> None:
-        from sessions.store.runs import list_run_meta
+        from sessions.store.index import list_run_meta
 
         if not self.n2f.refuses_in_blind("comparison"):
             choose_run_to_compare(self, self.state.store.meta, reversed(list_run_meta()), "Compare with")

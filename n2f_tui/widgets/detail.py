@@ -19,10 +19,10 @@ from textual.containers import Container
 
 from engines.core import View
 from n2f_tui.itemview import Extent, gold_parts, heading, output_parts, prompt_parts, question_parts, view_parts
-from n2f_tui.render import MAX_LINES, Fold, clipped, safe_text
+from n2f_tui.render import MAX_LINES, STATUS_STYLE, Fold, clipped, safe_text
 from n2f_tui.state import ItemTags
 from n2f_tui.widgets.pane import Pane
-from n2f_tui.widgets.style import GLYPH, STATUS_STYLE, chips, number
+from n2f_tui.widgets.style import GLYPH, chips, number
 
 MAX_DIFF = 4_000
 FOLDED = Extent(Fold(rows=20, lines=MAX_LINES, hint="o shows all"))

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from n2f_tui.render import safe_text
+from n2f_tui.render import STATUS_STYLE, safe_text
 from n2f_tui.state import RunState
 from n2f_tui.widgets.idcolumn import IdColumn
-from n2f_tui.widgets.style import AUTO_CHIP, GLYPH, MANUAL_CHIP, STATUS_STYLE
+from n2f_tui.widgets.style import AUTO_CHIP, GLYPH, MANUAL_CHIP
 
 
 def item_row(state: RunState, ids: IdColumn, index: int, width: int) -> Text:

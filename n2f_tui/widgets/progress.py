@@ -11,8 +11,8 @@ from textual.widgets import Static
 from engines.core import STATUSES
 
 from n2f_tui.figures import headline_line
-from n2f_tui.render import safe_text
-from n2f_tui.widgets.style import LIVE, STATUS_STYLE, Formats, pct, usage_line
+from n2f_tui.render import STATUS_STYLE, safe_text
+from n2f_tui.widgets.style import LIVE, Formats, pct, usage_line
 
 BAR = 24
 
