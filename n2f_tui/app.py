@@ -37,7 +37,7 @@ INPUT_WINDOW = 0.3  # seconds after a key press during which runners yield longe
 INPUT_PAUSE = 0.004
 
 
-class N2FApp(App):
+class N2FApp(App[None]):
     """``n2f``: the runs, live progress, items side by side, tags, prompt debugging."""
 
     TITLE = "n2f"
@@ -250,7 +250,7 @@ class N2FApp(App):
 
     # ------------------------------------------------------ command palette
 
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Every key of the current screen (and the app) is also a command in the palette."""
         from n2f_tui.screens.help import screen_bindings
 

@@ -107,7 +107,7 @@ def question_of(detail: Any) -> str:
     item's own input occurs last (worked examples before it stay in the full prompt), with the line
     before it when that is a heading (``Instructions:``, ``[FORMULA]``); the whole message when no
     input occurs in it (16 samples as a grid)."""
-    messages = next((step["messages"] for step in detail.prompts if step.get("messages")), [])
+    messages: list[dict[str, Any]] = next((step["messages"] for step in detail.prompts if step.get("messages")), [])
     users = [str(m.get("content", "")) for m in messages if m.get("role") == "user"]
     if not users:
         return ""

@@ -66,7 +66,7 @@ class RunJob:
         self.runner.subscribe(self._collect)
         self.on_done = on_done
         self.error: BaseException | None = None
-        self.task: asyncio.Task | None = None
+        self.task: asyncio.Task[Any] | None = None
 
     @property
     def run_id(self) -> str:

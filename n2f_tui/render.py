@@ -247,7 +247,7 @@ def render_paper(paper: dict[str, Any] | None) -> list[RenderableType]:
                     else "not in report")
             for index, row in enumerate(r for r in block["rows"] if r["metric"] == metric):
                 who = row["model"] + (f", {row['condition']}" if shared is None and row["condition"] else "")
-                cells = [safe_text(metric if index == 0 else ""), safe_text(who),
+                cells: list[Text | str] = [safe_text(metric if index == 0 else ""), safe_text(who),
                          ("≥ " if row["relation"] == ">=" else "") + _fmt(float(row["value"])),
                          safe_text(mine if index == 0 else "")]
                 if compared:

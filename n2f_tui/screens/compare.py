@@ -66,7 +66,7 @@ def paired_line(paired: Any) -> Text:
     return safe_text(" · ".join(parts), style="bold")
 
 
-class CompareScreen(Screen):
+class CompareScreen(Screen[None]):
     DEFAULT_CSS = """
     CompareScreen #cmp-head { height: auto; max-height: 5; padding: 0 1; background: $panel; }
     CompareScreen #cmp-list { height: 1fr; border: round $panel-lighten-2; }

@@ -27,7 +27,7 @@ SKIP_ACTIONS = {  # Textual's generic keys: scrolling, focus, copy
 }
 
 
-def screen_bindings(screen: Screen) -> list[tuple[Any, Binding]]:
+def screen_bindings(screen: Screen[Any]) -> list[tuple[Any, Binding]]:
     """(node, binding) for every key in force on ``screen``: its own first, then the focused
     widget's, then the app's; Textual's generic scrolling and focus keys left out."""
     app = screen.app
@@ -46,11 +46,11 @@ def screen_bindings(screen: Screen) -> list[tuple[Any, Binding]]:
     return found
 
 
-def key_rows(screen: Screen) -> list[tuple[str, str]]:
+def key_rows(screen: Screen[Any]) -> list[tuple[str, str]]:
     """(keys, what they do), one row per action (``n`` and ``p`` of ``wrong(±1)`` together), described by
     its longest tooltip, else its descriptions; an action the screen refuses now (``refused_actions``:
     accept in blind mode) is not listed."""
-    refused = getattr(screen, "refused_actions", set())
+    refused: set[str] = getattr(screen, "refused_actions", set())
     keys: dict[str, list[str]] = {}
     described: dict[str, list[str]] = {}
     for _, binding in screen_bindings(screen):
@@ -85,7 +85,7 @@ class HelpScreen(ModalScreen[None]):
     def action_scroll(self, lines: int) -> None:
         self.query_one(VerticalScroll).scroll_relative(y=lines, animate=False)
 
-    def __init__(self, below: Screen) -> None:
+    def __init__(self, below: Screen[Any]) -> None:
         super().__init__()
         self.below = below
 

@@ -68,7 +68,7 @@ class HomeScreen(AppScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        table: DataTable = DataTable(cursor_type="row", zebra_stripes=True, id="runs")
+        table: DataTable[Text] = DataTable(cursor_type="row", zebra_stripes=True, id="runs")
         yield table
         yield Static("", id="run-info", markup=False)
         yield Footer(compact=True, show_command_palette=False)  # fits 80 columns; ctrl+p is listed in `?`

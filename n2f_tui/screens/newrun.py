@@ -54,7 +54,7 @@ class FormField:
     placeholder: str = ""
 
 
-def field_kind(cls: type, f: dataclasses.Field) -> str:
+def field_kind(cls: type, f: dataclasses.Field[Any]) -> str:
     tp = typing.get_type_hints(cls).get(f.name, str)
     if tp is bool:
         return "bool"
@@ -63,11 +63,11 @@ def field_kind(cls: type, f: dataclasses.Field) -> str:
     return "text"
 
 
-def default_of(f: dataclasses.Field) -> Any:
+def default_of(f: dataclasses.Field[Any]) -> Any:
     if f.default is not dataclasses.MISSING:
         return f.default
-    if f.default_factory is not dataclasses.MISSING:  # type: ignore[misc]
-        return f.default_factory()  # type: ignore[misc]
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
     return ""
 
 

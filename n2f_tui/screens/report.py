@@ -79,7 +79,7 @@ def report_renderable(report: Report, summary: dict[str, Any]) -> RenderableType
     return Group(*parts)
 
 
-class ReportScreen(Screen):
+class ReportScreen(Screen[None]):
     DEFAULT_CSS = """
     ReportScreen Pane { height: 1fr; padding: 0 1; }
     """
