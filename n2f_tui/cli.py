@@ -15,12 +15,13 @@ import sys
 import warnings
 from importlib import import_module
 from types import ModuleType
-from typing import Any, NoReturn, Sequence
+from typing import Any, Callable, NoReturn, Sequence
 
 from n2f_tui.commands import GROUPS, SUMMARIES
 from n2f_tui.commands.examples import add_examples
 from sessions.errors import InputError, N2FError
 
+Command = Callable[[argparse.Namespace], int]  # a group's COMMANDS: the parsed arguments to an exit status
 EVERY = "*"  # build_parser: every group's parsers (completion, the conventions test, the help of bare `n2f`)
 
 
@@ -107,9 +108,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         complete(parser)
         args = parser.parse_args(words)
         warn_about_plugins()
-        if args.command is None:
-            return group("upkeep").cmd_tui(args)
-        return group(SUMMARIES[args.command][0]).COMMANDS[args.command](args)
+        command: Command = (group("upkeep").cmd_tui if args.command is None
+                            else group(SUMMARIES[args.command][0]).COMMANDS[args.command])
+        return command(args)
     except KeyboardInterrupt:
         print("n2f: interrupted", file=sys.stderr)
         return 130

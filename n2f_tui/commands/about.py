@@ -14,10 +14,10 @@ from typing import Any
 
 from rich.table import Table
 
-from engines import engine_names, get_engine
+from engines import get_engine
 from engines.core import describe_settings
 from n2f_tui.commands import summary
-from n2f_tui.commands.common import engine_completer, out
+from n2f_tui.commands.common import engine_argument, out
 from n2f_tui.plain import print_whole
 from n2f_tui.render import safe_text
 
@@ -27,7 +27,7 @@ SHELLS = ("bash", "zsh", "fish")
 def add_parsers(sub: Any) -> None:
     """settings, completion."""
     p = sub.add_parser("settings", help=summary("settings"))
-    p.add_argument("engine", help=f"one of: {', '.join(engine_names())}").completer = engine_completer  # type: ignore[attr-defined]
+    engine_argument(p)
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("completion", help=summary("completion"))
@@ -56,9 +56,9 @@ def cmd_settings(args: argparse.Namespace) -> int:
 
 
 def cmd_completion(args: argparse.Namespace) -> int:
-    import argcomplete
+    from argcomplete.shell_integration import shellcode
 
-    sys.stdout.write(argcomplete.shellcode(["n2f"], shell=args.shell))
+    sys.stdout.write(shellcode(["n2f"], shell=args.shell))
     return 0
 
 

@@ -47,8 +47,14 @@ def service_of(args: argparse.Namespace) -> Any:
     return ServiceOptions(cache=args.cache, rpm=args.rpm, tpm=args.tpm)
 
 
+def engine_argument(p: argparse.ArgumentParser) -> None:
+    """The engine's name, completed by argcomplete from the installed engines."""
+    action = p.add_argument("engine", help=f"one of: {', '.join(engine_names())}")
+    action.completer = engine_completer  # type: ignore[attr-defined]  # argcomplete's hook: an attribute argparse does not declare
+
+
 def engine_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("engine", help=f"one of: {', '.join(engine_names())}").completer = engine_completer  # type: ignore[attr-defined]
+    engine_argument(p)
     p.add_argument("-s", "--set", dest="settings", action="append", default=[], metavar="K=V", help="an engine setting")
     p.add_argument("--seed", type=int, default=api.DEFAULT_SEED, help="seed for item construction and the simulator")
 

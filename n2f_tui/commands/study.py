@@ -71,10 +71,10 @@ def cmd_study(args: argparse.Namespace) -> int:
 
     store = RunStore.open(args.run)
     if args.study_command == "create":
-        study, written = studies.create(store, args.size, args.seed, args.stratify, args.only, args.replace)
-        print(f"study on run {store.label}: {studies.describe(study)}" + ("" if written else " (already there)"))
-        if study.strata:
-            print("strata: " + "  ".join(f"{k} {v}" for k, v in study.strata.items()))
+        created, written = studies.create(store, args.size, args.seed, args.stratify, args.only, args.replace)
+        print(f"study on run {store.label}: {studies.describe(created)}" + ("" if written else " (already there)"))
+        if created.strata:
+            print("strata: " + "  ".join(f"{k} {v}" for k, v in created.strata.items()))
         return 0
     study = studies.load(store)
     if study is None:
