@@ -17,6 +17,7 @@ what a UI should do when items finish a thousand a second.
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -37,6 +38,19 @@ from sessions.run.usage import Budget, Usage, run_usage
 
 BUDGET_STATUS = "stopped (budget)"
 WRITE_FAILED = "stopped (write failed)"  # results could not be stored: what was stored is kept, resume finishes
+
+
+if sys.version_info >= (3, 11):
+    def _cancelled_itself(work: asyncio.Future[Any]) -> bool:
+        """Whether the task running the run was cancelled, not only the work it waits on (whose
+        cancellation ``Runner.cancel`` asks for)."""
+        task = asyncio.current_task()
+        return task is not None and task.cancelling() > 0
+else:
+    def _cancelled_itself(work: asyncio.Future[Any]) -> bool:
+        """Python 3.10 has no ``Task.cancelling``: a cancellation that came while the work was still
+        running was the run's own (its callers' ends the work first)."""
+        return not work.done()
 
 
 @dataclass
@@ -217,7 +231,7 @@ class Runner:
                     work.result()
             except asyncio.CancelledError:
                 self._cancelled = True
-                if asyncio.current_task().cancelling():  # the run itself was cancelled, not only its callers
+                if _cancelled_itself(work):  # the run itself was cancelled, not only its callers
                     raise
             except BaseException:
                 crashed = True
