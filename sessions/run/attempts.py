@@ -59,9 +59,10 @@ class AtomicJSONStorage(Storage):
         if not text.strip():
             return None
         try:
-            return json.loads(text)
+            data: dict[str, Any] = json.loads(text)
         except json.JSONDecodeError as exc:
             raise InputError(f"{self.path} is not valid JSON ({exc})") from None
+        return data
 
     def write(self, data: dict[str, Any]) -> None:
         atomic_write_text(self.path, json.dumps(data, ensure_ascii=False, separators=(",", ":")))

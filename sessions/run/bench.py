@@ -248,7 +248,7 @@ class LatencyStub:
 
     def __init__(self, latency: float):
         self.latency = latency
-        self._server: asyncio.AbstractServer | None = None
+        self._server: asyncio.Server | None = None
 
     @property
     def base_url(self) -> str:

@@ -39,7 +39,7 @@ class DryRun:
         return asdict(self)
 
 
-def dry_run(engine: Engine, settings: Any, items: Sequence[Item], model: str, price: Price | None) -> DryRun:
+def dry_run(engine: Engine[Any], settings: Any, items: Sequence[Item], model: str, price: Price | None) -> DryRun:
     chars = 0
     count = 0
     for item in items:

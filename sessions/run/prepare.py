@@ -14,7 +14,7 @@ import platform
 import random
 from dataclasses import dataclass
 from importlib import metadata
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from engines import get_engine
 from engines.contract import Engine
@@ -32,6 +32,7 @@ from sessions.store.results_log import finish_reasons
 from sessions.store.runs import RunStore
 
 if TYPE_CHECKING:
+    from sessions.run.dry_run import DryRun
     from sessions.run.runner import Runner
 
 
@@ -42,11 +43,11 @@ DEFAULT_SEED = 0
 class PreparedRun:
     store: RunStore
     runner: Runner
-    engine: Engine
+    engine: Engine[Any]
     backend: Backend
 
 
-def build_items(engine_name: str, setting_pairs: Sequence[str] | Mapping[str, str], seed: int) -> tuple[Engine, Any, Sequence[Item]]:
+def build_items(engine_name: str, setting_pairs: Sequence[str] | Mapping[str, str], seed: int) -> tuple[Engine[Any], Any, Sequence[Item]]:
     """The engine, its parsed settings and its items (built with the collector paused: sessions.collector)."""
     engine = get_engine(engine_name)
     settings = parse_settings(engine.settings_type, setting_pairs)
@@ -54,7 +55,7 @@ def build_items(engine_name: str, setting_pairs: Sequence[str] | Mapping[str, st
         return engine, settings, engine.items(settings, seed)
 
 
-async def run_tool_steps(engine: Engine, item: Item, settings: Any, outputs: Sequence[str]) -> list[str]:
+async def run_tool_steps(engine: Engine[Any], item: Item, settings: Any, outputs: Sequence[str]) -> list[str]:
     """``outputs`` (the model steps' outputs given) followed by the outputs of the tool steps the engine
     asks for next (compost's query execution, rgp's sandboxed runs), as a run would have recorded them.
 
@@ -95,7 +96,7 @@ def package_versions() -> dict[str, str]:
     return versions
 
 
-def reproduction_meta(engine: Engine, settings: Any, templates: Mapping[str, str]) -> dict[str, Any]:
+def reproduction_meta(engine: Engine[Any], settings: Any, templates: Mapping[str, str]) -> dict[str, Any]:
     """What a reader needs, beyond the templates themselves, to tell whether two runs asked the same thing:
     a short fingerprint per prompt template and the sampling parameters every model step sends."""
     return {
@@ -143,16 +144,15 @@ def local_settings(engine_name: str, setting_pairs: Sequence[str] | Mapping[str,
     return pairs if cap is None else {**pairs, "max_tokens": str(cap)}
 
 
-def chosen_items(items: Sequence[Item], limit: int | None, sample: int | None, seed: int) -> Any:
+def chosen_items(items: Sequence[Item], limit: int | None, sample: int | None, seed: int) -> Iterable[Item]:
     """The first ``limit`` items (lazily: a generated engine builds only what is stored), or ``sample`` of them."""
     for count, what in ((limit, "--limit"), (sample, "-n")):
         if count is not None and count < 1:
             raise InputError(f"{what} must be at least 1")
-    if limit is not None:
-        items = itertools.islice(items, limit)
+    chosen: Iterable[Item] = items if limit is None else itertools.islice(items, limit)
     if sample is not None:
-        items = seeded_sample(items if limit is None else list(items), sample, seed)
-    return items
+        chosen = seeded_sample(items if limit is None else list(chosen), sample, seed)
+    return chosen
 
 
 async def prepare_run(
@@ -184,8 +184,8 @@ async def prepare_run(
     spec = parse_model_spec(model)
     if spec.kind == "local":
         setting_pairs = local_settings(engine_name, setting_pairs)
-    engine, settings, items = build_items(engine_name, setting_pairs, seed)
-    items = chosen_items(items, limit, sample, seed)
+    engine, settings, built = build_items(engine_name, setting_pairs, seed)
+    items = chosen_items(built, limit, sample, seed)
     if concurrency < 1:
         raise InputError("-j must be at least 1")
     budget = make_budget(config, spec, max_tokens, max_cost)
@@ -216,7 +216,7 @@ async def prepare_run(
 
 
 def plan_run(engine_name: str, setting_pairs: Sequence[str] | Mapping[str, str] = (), model: str = "sim",
-             seed: int = DEFAULT_SEED, limit: int | None = None, config: Config | None = None) -> Any:
+             seed: int = DEFAULT_SEED, limit: int | None = None, config: Config | None = None) -> DryRun:
     """What ``prepare_run`` would send, without a call or a file written (``sessions.run.dry_run``)."""
     from sessions.run.dry_run import dry_run
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from engines.contract import Engine
-from engines.core import SCORER_ERROR, UNJUDGED, Item
+from engines.core import SCORER_ERROR, UNJUDGED, Item, Status
 from sessions.backends.base import Backend
 from sessions.collector import run_heap
 from sessions.backends.limits import AdaptiveLimit
@@ -57,8 +57,8 @@ else:
 class Progress:
     total: int
     done: int = 0
-    counts: Counter = field(default_factory=Counter)
-    tags: Counter = field(default_factory=Counter)
+    counts: Counter[Status] = field(default_factory=Counter)
+    tags: Counter[str] = field(default_factory=Counter)  # tag code -> items
     started: float = field(default_factory=time.monotonic)
     finished: float | None = None
     cancelled: bool = False
@@ -132,7 +132,7 @@ class Runner:
     def __init__(
         self,
         store: RunStore,
-        engine: Engine,
+        engine: Engine[Any],
         settings: Any,
         backend: Backend,
         concurrency: int = 8,
@@ -148,7 +148,7 @@ class Runner:
         self.concurrency = max(1, concurrency)
         self.limit = AdaptiveLimit(self.concurrency, start=backend.server_slots, rpm=rpm, tpm=tpm)
         backend.use_limit(self.limit)
-        self.served: Counter = Counter()  # (model id, system_fingerprint) the server reported -> replies
+        self.served: Counter[tuple[str, str]] = Counter()  # (model id, system_fingerprint) the server reported -> replies
         self.templates = dict(templates) if templates else None
         self.listeners: list[Listener] = []
         self.progress = Progress(total=0)
@@ -161,7 +161,7 @@ class Runner:
         # item is in flight. Headless runs leave it off (plain requests cost less CPU).
         self.stream = False
         self.live: dict[int, LiveReply] = {}
-        self._callers: asyncio.Task | None = None
+        self._callers: asyncio.Task[None] | None = None
         self._recorded: set[int] = set()  # what this run handed to the store: all of it must be on disk
 
     def subscribe(self, listener: Listener) -> None:
@@ -220,7 +220,7 @@ class Runner:
             flusher = asyncio.create_task(self._flush_periodically())
             callers = self._callers = asyncio.create_task(self._call_all(queue, attempts, answered))
             scorer = asyncio.create_task(self._score_all(answered))
-            work = asyncio.gather(callers, scorer)
+            work: asyncio.Future[Any] = asyncio.gather(callers, scorer)
             failure: BaseException | None = None
             crashed = False
             try:
@@ -298,7 +298,7 @@ class Runner:
             return {}
         return {"served": [{"model": m, "system_fingerprint": f, "replies": n} for (m, f), n in seen.most_common()]}
 
-    def _count_usage(self, steps: list[dict]) -> None:
+    def _count_usage(self, steps: list[dict[str, Any]]) -> None:
         """Add an answered item's tokens, as soon as its caller has them (before scoring, so that at
         ``-j 1`` the next item does not start past the budget); once the budget is reached no new
         item starts, and those in flight finish."""
@@ -366,7 +366,7 @@ class Runner:
             self._finish(entry.index, entry.item, self._record(entry))
             await asyncio.sleep(0)
 
-    def _record(self, entry: Answered) -> dict:
+    def _record(self, entry: Answered) -> dict[str, Any]:
         item, trace = entry.item, entry.trace
         if trace.error:
             return error_record(item, entry.index, trace.error, trace.outputs, trace.steps, entry.attempt)
@@ -377,7 +377,7 @@ class Runner:
                                     finish_reasons=finish_reasons(trace.steps), templates=self.templates)
         return record_for(item, entry.index, verdict, trace.outputs, trace.steps, entry.attempt)
 
-    def _finish(self, index: int, item: Item, record: dict) -> None:
+    def _finish(self, index: int, item: Item, record: dict[str, Any]) -> None:
         self.store.add_result(index, record)
         self._recorded.add(index)
         progress = self.progress

@@ -24,7 +24,8 @@ from sessions.run import prepare
 from sessions.config import Config, load_config
 from sessions.errors import InputError
 from sessions.backends.service import ServiceOptions
-from sessions.store.runs import RunStore, list_run_meta
+from sessions.store.index import list_run_meta
+from sessions.store.runs import RunStore
 
 
 @dataclass(frozen=True)

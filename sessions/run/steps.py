@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from engines.contract import Engine
-from engines.core import Item, Verdict
+from engines.core import Item, Status, Step, Verdict
 from sessions.backends.base import Backend, BackendError, CallRequest, Completion
 from sessions.store.files import now_iso
 from sessions.redact import redact
@@ -20,7 +20,8 @@ from sessions.backends.streaming import LiveReply
 from sessions.tools.dispatch import run_tool
 
 
-def record_for(item: Item, index: int, verdict: Verdict, outputs: Sequence[str], steps: list[dict], attempt: int) -> dict:
+def record_for(item: Item, index: int, verdict: Verdict, outputs: Sequence[str], steps: list[dict[str, Any]],
+               attempt: int) -> dict[str, Any]:
     """The stored result; a ``scorer_error`` verdict keeps the exception as ``error``."""
     return {
         "id": item.id,
@@ -36,8 +37,8 @@ def record_for(item: Item, index: int, verdict: Verdict, outputs: Sequence[str],
     }
 
 
-def error_record(item: Item, index: int, message: str, outputs: Sequence[str], steps: list[dict], attempt: int,
-                 status: str = "error") -> dict:
+def error_record(item: Item, index: int, message: str, outputs: Sequence[str], steps: list[dict[str, Any]], attempt: int,
+                 status: Status = "error") -> dict[str, Any]:
     """The stored result of an item that was not judged: an infrastructure ``error`` (resume runs it again)
     or a ``scorer_error`` of the engine choosing its next step. The message is stored redacted."""
     return {
@@ -59,15 +60,15 @@ class StepTrace:
     """What one pass of an item through its steps produced."""
 
     outputs: list[str] = field(default_factory=list)
-    steps: list[dict] = field(default_factory=list)  # per step: name, template, usage, latency, cached[, finish_reason,
+    steps: list[dict[str, Any]] = field(default_factory=list)  # per step: name, template, usage, latency, cached[, finish_reason,
     # tool (a tool step), served_model, system_fingerprint]
-    prompts: list[dict] = field(default_factory=list)  # per step: {"step", "messages"}
+    prompts: list[dict[str, Any]] = field(default_factory=list)  # per step: {"step", "messages"}
     error: str = ""  # an infrastructure failure (BackendError) that stopped the item
     scorer_error: str = ""  # the engine failed naming the next step (the item is its own scorer_error)
 
 
 async def run_steps(
-    engine: Engine, item: Item, settings: Any, backend: Backend, templates: Mapping[str, str] | None, attempt: int,
+    engine: Engine[Any], item: Item, settings: Any, backend: Backend, templates: Mapping[str, str] | None, attempt: int,
     live: LiveReply | None = None,
 ) -> StepTrace:
     """Ask the engine for steps until the item is done: model steps go to the backend, tool steps to
@@ -107,7 +108,7 @@ async def run_steps(
 
 
 
-def _next(engine: Engine, item: Item, settings: Any, trace: StepTrace, templates: Mapping[str, str] | None) -> Any:
+def _next(engine: Engine[Any], item: Item, settings: Any, trace: StepTrace, templates: Mapping[str, str] | None) -> Step | None:
     """The engine's next step; if the engine fails choosing it, None with the failure in ``trace.scorer_error``."""
     step, trace.scorer_error = engine.next_call(item, settings, trace.outputs, templates)
     return step
