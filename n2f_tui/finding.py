@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
+
+if TYPE_CHECKING:
+    from n2f_tui.state import RunState  # which imports this module
 
 MAX_VALUES = 24  # a field with more distinct values (an index, a free text) is offered for sorting only
 FIELD = "field:"  # filter key prefix: ``field:depth=3``
@@ -73,7 +76,7 @@ def counted(choices: list[tuple[str, str]], count: Any) -> list[tuple[str, str]]
     return [(key, f"{label} ({count(key):,})") if key != "all" else (key, label) for key, label in choices]
 
 
-def filter_choices(state: Any) -> list[tuple[str, str]]:
+def filter_choices(state: RunState) -> list[tuple[str, str]]:
     """(key, label with the count of items it keeps) for a ``RunState``'s filter dialog: statuses, reviews,
     tags, other people's reviews, then every item field with few values."""
     keys = state.filter_keys()
@@ -85,7 +88,7 @@ def filter_choices(state: Any) -> list[tuple[str, str]]:
     return choices + state.fields.filter_choices()
 
 
-def filter_counts(state: Any, keys: list[str]) -> Counter[str]:
+def filter_counts(state: RunState, keys: list[str]) -> Counter[str]:
     """How many items each filter key keeps, the search aside: the tags in one pass over the items."""
     counts: Counter[str] = Counter()
     if any(k.startswith("tag:") for k in keys) and not state.blind:

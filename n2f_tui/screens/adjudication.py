@@ -13,6 +13,8 @@ can take a moment (a solver), and moving in the queue never waits for it.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Group, RenderableType
 from rich.table import Table as RichTable
 from rich.text import Text
@@ -55,7 +57,7 @@ def side_by_side(item: ItemLabels, draft: set[str]) -> RichTable:
     return table
 
 
-def notes_of(events: list[dict]) -> Text:
+def notes_of(events: list[dict[str, Any]]) -> Text:
     """Each annotator's notes on the item, one a line."""
     notes = [e for e in events if e.get("kind") == "note" and e.get("text")]
     text = Text()
@@ -113,7 +115,7 @@ class AdjudicationScreen(Screen[None]):
     BINDINGS = [
         Binding("escape", "dismiss", "Back"),
         Binding("o", "open", "Whole item"),
-        Binding("t", "toggle", "Toggle a code"),
+        Binding("t", "toggle_code", "Toggle a code"),
         Binding("s", "settle", "Settle"),
         Binding("J", "scroll(5)", "Scroll down", show=False),
         Binding("K", "scroll(-5)", "Scroll up", show=False),
@@ -231,7 +233,7 @@ class AdjudicationScreen(Screen[None]):
         if item is not None and position < len(item.by_annotator):
             self.show(set(list(item.by_annotator.values())[position]))
 
-    def action_toggle(self) -> None:
+    def action_toggle_code(self) -> None:
         item = self.current
         if item is None:
             return

@@ -102,10 +102,10 @@ class AgreementScreen(Screen[str | None]):
         agree.clear(columns=True)
         agree.display = len(report.annotators) > 1
         agree.add_columns(*AGREE)
-        for row in report.tags + ([report.overall] if report.overall else []):
-            cells = [row.code if row.code != "*" else "all (pooled)", row.n, figure(row.percent.value, row.percent.ci, True),
-                     figure(row.kappa.value, row.kappa.ci), len(self.pair_disagreements(row.code))]
-            agree.add_row(*(safe_text(str(c)) for c in cells), key=row.code)
+        for tag in report.tags + ([report.overall] if report.overall else []):
+            cells = [tag.code if tag.code != "*" else "all (pooled)", tag.n, figure(tag.percent.value, tag.percent.ci, True),
+                     figure(tag.kappa.value, tag.kappa.ci), len(self.pair_disagreements(tag.code))]
+            agree.add_row(*(safe_text(str(c)) for c in cells), key=tag.code)
         self.query_one("#agree-head", Static).update(head_text(report))
         self.show_items("quality", 0)
 

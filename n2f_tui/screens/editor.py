@@ -127,7 +127,7 @@ class EditorScreen(AppScreen):
         self.attempts: list[dict[str, Any]] = []
         self.selected_attempt: dict[str, Any] | None = None
         self.live: Any = None  # the LiveReply of a re-run in progress
-        self._live_drawn = -1
+        self._live_drawn: tuple[int, int] | None = None  # the re-run's reply last drawn: (tokens, step)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="ed-head", markup=False)
@@ -228,7 +228,7 @@ class EditorScreen(AppScreen):
         from sessions.run.attempts import rerun_item
         from sessions.backends.streaming import LiveReply
 
-        self.live, self._live_drawn = LiveReply(), -1
+        self.live, self._live_drawn = LiveReply(), None
         try:
             attempt = await rerun_item(self.state.store, self.index, templates, live=self.live)
         except (N2FError, EngineError, ValueError) as exc:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from rich.text import Text
 
@@ -93,7 +93,7 @@ class Formats:
         except (TypeError, ValueError):
             return str(iso or "-")
 
-    def run_label(self, meta: dict[str, Any]) -> str:
+    def run_label(self, meta: Mapping[str, Any]) -> str:
         """``run_label``, with an unnamed run's id (it carries a timestamp) as a placeholder when stable."""
         return "run" if self.stable and not meta.get("name") else run_label(meta)
 
@@ -111,6 +111,6 @@ def usage_line(prompt_tokens: int, completion_tokens: int, cost: float | None = 
     return text + (f" · ${cost:.4f}" if cost is not None else "")
 
 
-def run_label(meta: dict[str, Any]) -> str:
+def run_label(meta: Mapping[str, Any]) -> str:
     """A run's name, or its id."""
     return str(meta.get("name") or meta.get("id", "?"))
