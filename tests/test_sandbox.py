@@ -140,14 +140,16 @@ def test_python_isolated_mode_and_imports_work(sandbox):
 
 
 def test_the_sixteen_inputs_run_concurrently(sandbox):
-    """Sixteen runs that each sleep a second end long before sixteen seconds: they overlap. Sleeping
-    costs no CPU, so a busy machine barely moves this; the speed budget (100 ms for the sixteen
-    grid runs) is measured by benchmarks/rgp_run.py, not here."""
+    """Each of sixteen runs notes when it started and ended (it sleeps 2 s in between): the last started
+    before the first ended, so all sixteen were running at one moment. This is an order of events, not a
+    duration, so a busy machine cannot fail it unless starting sixteen runs takes it 2 s; the speed budget
+    (100 ms for the sixteen grid runs) is measured by benchmarks/rgp_run.py, not here."""
     inputs = [str(b) for b in range(16)]
-    start = time.perf_counter()
-    results = asyncio.run(sandbox.run_all("import time\ntime.sleep(1)\nprint(input())\n", inputs, Limits()))
-    assert [r.stdout for r in results] == [f"{b}\n" for b in range(16)]
-    assert time.perf_counter() - start < 8  # one after another: at least 16 s
+    program = "import time\nstarted = time.time()\ntime.sleep(2)\nprint(input(), started, time.time())\n"
+    results = asyncio.run(sandbox.run_all(program, inputs, Limits()))
+    lines = [r.stdout.split() for r in results]
+    assert [line[0] for line in lines] == inputs
+    assert max(float(line[1]) for line in lines) < min(float(line[2]) for line in lines)  # one after another: never
 
 
 async def test_a_cancelled_caller_does_not_break_the_client(sandbox):
@@ -168,10 +170,9 @@ def test_a_dead_server_is_restarted(sandbox):
 
 
 def test_infinite_loop_is_killed_at_the_wall_limit(sandbox):
-    start = time.perf_counter()
     result = run(sandbox, "while True:\n    pass\n", timeout=1.0)
     assert result.timed_out and result.killed_by == "timeout" and result.signal == "SIGKILL"
-    assert 0.9 < time.perf_counter() - start < 30  # killed at 1 s, not earlier; the bound only catches a hang
+    assert result.wall_s > 0.9  # killed at 1 s, not earlier (a lower bound: a busy machine only adds to it)
     assert_harness_fine(sandbox)
 
 
@@ -224,7 +225,8 @@ def test_fork_bomb_is_stopped(sandbox):
 def test_with_more_processes_allowed_everything_of_the_run_dies_with_it(sandbox):
     daemon = "import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(60)\nprint('parent done')\n"
     result = sandbox.run_sync(daemon, "", Limits(processes=4))
-    assert result.stdout == "parent done\n" and result.wall_s < 2  # the daemon held stdout until it was killed
+    # the daemon (asleep 60 s) still holds stdout: waiting for it would end in the 5 s timeout, not this clean exit
+    assert result.stdout == "parent done\n" and result.exit_code == 0 and not result.timed_out and not result.killed_by
     bomb = "import os\nwhile True:\n    try:\n        os.fork()\n        os.setsid()\n    except OSError:\n        pass\n"
     result = sandbox.run_sync(bomb, "", Limits(processes=4, timeout_s=1))
     assert result.timed_out
