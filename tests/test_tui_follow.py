@@ -4,13 +4,14 @@ The writer is a real headless ``n2f run`` in a subprocess; the inspector is a Pi
 this process. Both screens must show the run's final counts, read back from its files,
 within two seconds of the writer's exit: the README suggests watching a headless run with
 a second inspector, and a list that froze at ``20/400`` for half an hour is the bug fixed.
+Here the final counts must appear at all, within a timeout that only turns a frozen list into a
+failure; the two seconds are a speed figure, measured by benchmarks/tui_figures.py.
 """
 
 from __future__ import annotations
 
 import subprocess
 import sys
-import time
 
 import pytest
 from textual.widgets import DataTable
@@ -22,8 +23,8 @@ from sessions.store.runs import RunStore, list_run_meta
 from tui_support import screen_named, until
 
 ITEMS = 300
-# Seconds from the writer's exit to the final counts on screen, with room for a busy machine: the issue's 2 s
-# target is a speed figure, measured by benchmarks/tui_figures.py (home 16 ms, run screen 192 ms, quiet machine).
+# Seconds from the writer's exit to the final counts on screen before a list is taken as frozen, with room for
+# a busy machine: the issue's 2 s target is benchmarks/tui_figures.py's (home 16 ms, run screen 192 ms, quiet).
 FOLLOW_WITHIN = 15.0
 
 
@@ -34,11 +35,10 @@ def headless(name: str) -> subprocess.Popen:
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 
-async def exited(pilot, writer: subprocess.Popen) -> float:
-    """Wait for the writer to end (successfully); the moment it was seen gone."""
+async def exited(pilot, writer: subprocess.Popen) -> None:
+    """Wait for the writer to end (successfully)."""
     await until(pilot, lambda: writer.poll() is not None, timeout=180)
     assert writer.returncode == 0, writer.stderr.read()
-    return time.monotonic()
 
 
 def home_cells(app, run_id: str) -> str:
@@ -56,11 +56,10 @@ async def test_home_list_follows_a_headless_run_to_its_final_counts():
         run_id = next(m["id"] for m in app.screen.metas if m.get("name") == "other")
         await until(pilot, lambda: "running" in home_cells(app, run_id) and not home_cells(app, run_id).startswith("…"),
                     timeout=30)
-        seen_gone = await exited(pilot, writer)
+        await exited(pilot, writer)
         final = RunStore.open("other").summary()
         expected = f"{final.done}/{ITEMS} finished {100 * final.accuracy:.1f}%"
         await until(pilot, lambda: home_cells(app, run_id) == expected, timeout=FOLLOW_WITHIN)
-        assert time.monotonic() - seen_gone < FOLLOW_WITHIN
 
 
 @pytest.mark.slow
@@ -75,7 +74,7 @@ async def test_run_screen_follows_a_headless_run_to_its_final_counts():
         assert not app.jobs  # the run is the other process's: this inspector only reads it
         header = lambda: str(screen.query_one(RunHeader).render())  # noqa: E731
         await until(pilot, lambda: "running" in header(), timeout=30)
-        seen_gone = await exited(pilot, writer)
+        await exited(pilot, writer)
         final = RunStore.open("watched")
         counts = {s: 0 for s in ("correct", "wrong", "unparseable")}
         for summary in final.summaries().values():
@@ -91,5 +90,4 @@ async def test_run_screen_follows_a_headless_run_to_its_final_counts():
             await until(pilot, final_shown, timeout=FOLLOW_WITHIN)
         except AssertionError:
             raise AssertionError(f"not the final counts {counts}: {header()!r}") from None
-        assert time.monotonic() - seen_gone < FOLLOW_WITHIN
         assert screen.vlist.count == ITEMS
