@@ -75,10 +75,8 @@ def test_a_slow_query_is_stopped_by_its_timeout_and_its_process_is_gone():
     worker = embedded_worker()
     run(GOLD)  # the gold is now cached, the query process started
     pid = worker.pid
-    started = time.monotonic()
     assert run(SLOW, timeout=0.3)["output"] == {"error": "timed out after 0.3 s"}
-    assert time.monotonic() - started < 30  # only catches a query left running; the timeout's own figure is 0.3 s
-    assert worker.pid is None and not alive(pid)
+    assert worker.pid is None and not alive(pid)  # a query left running would still hold its process
     cpu = time.process_time()
     time.sleep(0.5)
     assert time.process_time() - cpu < 0.1, "nothing in this process may still be running the query"
