@@ -1,8 +1,8 @@
-"""Write the bundled LALR tables of the SPARQL grammar (engines/compost/data/sparql_lalr.bin).
+"""Write the bundled LALR tables of the SPARQL grammar (engines/compost/sparql_lalr.bin).
 
 Usage: python benchmarks/compost_build_parser.py
 
-Run it after changing engines/compost/sparql.lark: the engine uses the bundled tables
+Run it after changing engines/sparql/sparql.lark: the engine uses the bundled tables
 only while their recorded grammar digest matches the grammar, and otherwise builds the
 parser from the grammar at its first query (about half a second per process). Prints the
 time a process takes to get a ready parser both ways, median of five fresh processes.
@@ -14,7 +14,7 @@ import statistics
 import subprocess
 import sys
 
-from engines.compost.grammar import TABLES_PATH, build_parser, grammar_text, serialise
+from engines.sparql.grammar import TABLES_PATH, build_parser, grammar_text, serialise
 
 READY = """
 import time

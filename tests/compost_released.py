@@ -101,7 +101,7 @@ def disagreement_class(query: str, ours: bool) -> str:
 def residual_class(reply: str, gold: list[tuple[str, str, str]]) -> str:
     from engines.compost import ontology
     from engines.compost.compare import ANSWER, SEMANTIC_FEATURES, mapping
-    from engines.compost.pattern import RDF_TYPE
+    from engines.sparql.pattern import RDF_TYPE
     from engines.compost.score import read_output
 
     parsed, _ = read_output(reply)

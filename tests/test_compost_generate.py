@@ -16,7 +16,7 @@ from lark.exceptions import LarkError
 
 from engines.compost.generate import (SHAPES, assign_splits, build_items, clause_facts, described,
                                       Starts, find_instance, question, starts_for, that_clause, triples)
-from engines.compost.kg import load_graph
+from engines.compost.kg import KG_PATH, load_graph
 from engines.compost.lexicon import (DBO, DBR, INDUSTRY, NATIONALITY, RDF_TYPE, default_lexicon,
                                      industry_phrase)
 from engines.compost.patterns import CENTRE, node, sub_patterns
@@ -50,7 +50,7 @@ def items():
 
 def _answers(queries: list[str]) -> list[list]:
     async def run_all():
-        return [json.loads(await sparql({"query": "", "gold": q}))["gold"]["rows"] for q in queries]
+        return [json.loads(await sparql({"query": "", "gold": q, "graph": str(KG_PATH)}))["gold"]["rows"] for q in queries]
 
     return asyncio.run(run_all())
 

@@ -9,8 +9,10 @@ import pytest
 
 from engines.compost import ENGINE
 from engines.compost.compare import SAME, align, structural_match
-from engines.compost.grammar import SparqlSyntaxError, parse_tree
-from engines.compost.parse import QueryError, forbidden_clauses, parse_query, parse_reply
+from engines.sparql.grammar import SparqlSyntaxError, parse_tree
+from engines.compost.parse import QueryError, parse_query, parse_reply
+from engines.compost.kg import KG_PATH
+from engines.sparql.guard import forbidden_clauses
 from engines.compost.settings import CompostSettings
 from engines.compost.simulate import SIMULATED, inject
 from engines.core import Item, ItemResult, RunResults, SimOptions, Step
@@ -159,7 +161,7 @@ def test_next_step_executes_the_query_with_the_prefixes_it_uses():
     step = ENGINE.next_step(it, settings, ["```sparql " + reply + "```"])
     assert step.kind == "tool" and step.tool == "sparql" and step.tool in ENGINE.tools
     assert step.payload == {"query": "PREFIX dbo: <http://dbpedia.org/ontology/>\n " + reply, "gold": QUERY,
-                            "endpoint": "", "timeout": 2.0, "row_cap": 50}
+                            "endpoint": "", "graph": str(KG_PATH), "timeout": 2.0, "row_cap": 50}
     v = ENGINE.score(it, ["no query here"])
     assert v.status == "unparseable" and v.tags[0].code == "unparseable" and "line 1, column 1" in v.tags[0].evidence
 

@@ -2,7 +2,7 @@
 
 ``engines/`` is pure and imports neither ``sessions`` nor ``n2f_tui``; ``sessions/`` never
 imports ``n2f_tui``, and of the engines only their shared modules (the contract, the core
-records, reporting, papers, plugins, parsing), never one family's internals: what an engine
+records, reporting, papers, plugins, parsing, the SPARQL language), never one family's internals: what an engine
 lends a tool travels through its public ``EngineParts`` or its steps. Inside ``sessions/``
 no module imports the front ends' facade ``sessions.api``, and the imports between modules,
 lazy ones included, form no cycle. No two classes of the layers share a name.
@@ -11,13 +11,22 @@ lazy ones included, form no cycle. No two classes of the layers share a name.
 from __future__ import annotations
 
 import ast
+import subprocess
+try:
+    import tomllib
+except ImportError:  # Python 3.10
+    import tomli as tomllib
 from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("engines", "sessions", "n2f_tui")
-ENGINES_SHARED = {"engines", "engines.contract", "engines.core", "engines.reporting", "engines.papers",
-                  "engines.plugins", "engines.parsing", "engines.taxonomy"}
+# A family is an engine package (it defines ENGINE); every other module of engines/ is shared by them all.
+FAMILIES = {p.parent.name for p in (ROOT / "engines").glob("*/__init__.py") if "\nENGINE = " in p.read_text()}
+
+
+def shared_engine_module(name: str) -> bool:
+    return name.split(".")[0] == "engines" and not (len(name.split(".")) > 1 and name.split(".")[1] in FAMILIES)
 
 
 def module_name(path: Path) -> str:
@@ -96,7 +105,7 @@ def test_layers_import_one_way():
 def test_sessions_use_only_the_engines_shared_modules_and_never_the_facade():
     wrong = [f"{name} imports {target}" for name, targets in graph().items() if name.startswith("sessions.")
              for target in sorted(targets)
-             if (target.startswith("engines") and target not in ENGINES_SHARED)
+             if (target.startswith("engines") and not shared_engine_module(target))
              or (target == "sessions.api" and name != "sessions.api")]
     assert not wrong, "\n".join(wrong)
 
@@ -117,10 +126,26 @@ def test_no_two_classes_of_the_layers_share_a_name():
     modules a name means one class."""
     where = defaultdict(list)
     for name, path in project_modules().items():
-        if name.startswith("engines") and name not in ENGINES_SHARED:
+        if name.startswith("engines") and not shared_engine_module(name):
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ClassDef):
                 where[node.name].append(name)
     shared = {cls: modules for cls, modules in where.items() if len(modules) > 1}
     assert not shared, shared
+
+
+def test_every_data_file_of_the_packages_is_installed_with_them():
+    """``pip install .`` copies only ``.py`` files and what package-data names: a data file left out
+    works from the checkout (the tests) and fails for every user of the installed command."""
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    tracked = subprocess.run(["git", "ls-files", *PACKAGES], cwd=ROOT, capture_output=True, text=True,
+                             check=True).stdout.split()
+    missing = []
+    for name in (n for n in tracked if not n.endswith(".py")):
+        path = Path(name)
+        owners = [(pkg, pattern) for pkg, patterns in declared.items() for pattern in patterns
+                  if path.is_relative_to(Path(*pkg.split("."))) and path.relative_to(Path(*pkg.split("."))).match(pattern)]
+        if not owners:
+            missing.append(name)
+    assert not missing, missing

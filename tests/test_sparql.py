@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
-import sessions.tools.sparql as sparql_module
+from engines.compost.kg import KG_PATH
+from engines.sparql.guard import components
 from sessions.backends.base import BackendError
-from sessions.tools.sparql import MAX_COMPONENTS, components, embedded_worker, sparql
+from sessions.tools.sparql import MAX_COMPONENTS, embedded_worker, sparql
 from sessions.tools.sparql_worker import QueryWorker, WorkerError
 from sessions.tools.dispatch import TOOLS
 
@@ -26,7 +27,7 @@ GOLD = ("SELECT ?result WHERE { ?result <http://dbpedia.org/ontology/deathPlace>
 
 
 def run(query: str, **payload) -> dict:
-    return json.loads(asyncio.run(sparql({"query": query, "gold": GOLD, **payload})))
+    return json.loads(asyncio.run(sparql({"query": query, "gold": GOLD, "graph": str(KG_PATH), **payload})))
 
 
 def test_registered_as_a_tool():
@@ -72,7 +73,7 @@ def alive(pid: int) -> bool:
 
 
 def test_a_slow_query_is_stopped_by_its_timeout_and_its_process_is_gone():
-    worker = embedded_worker()
+    worker = embedded_worker(str(KG_PATH))
     run(GOLD)  # the gold is now cached, the query process started
     pid = worker.pid
     assert run(SLOW, timeout=0.3)["output"] == {"error": "timed out after 0.3 s"}
@@ -87,8 +88,9 @@ def test_a_slow_query_is_stopped_by_its_timeout_and_its_process_is_gone():
 
 def test_queries_queued_behind_a_timed_out_one_go_to_a_fresh_process():
     async def together() -> list[dict]:
-        payloads = [{"query": SLOW, "gold": GOLD, "timeout": 0.3}] + [
-            {"query": GOLD.replace("?result", f"?v{i}"), "gold": GOLD, "timeout": 0.3} for i in range(3)]
+        graph = str(KG_PATH)
+        payloads = [{"query": SLOW, "gold": GOLD, "timeout": 0.3, "graph": graph}] + [
+            {"query": GOLD.replace("?result", f"?v{i}"), "gold": GOLD, "timeout": 0.3, "graph": graph} for i in range(3)]
         return [json.loads(out)["output"] for out in await asyncio.gather(*(sparql(p) for p in payloads))]
 
     slow, *fast = asyncio.run(together())
@@ -97,14 +99,14 @@ def test_queries_queued_behind_a_timed_out_one_go_to_a_fresh_process():
 
 
 def test_a_query_pyoxigraph_cannot_take_is_its_error_and_the_process_lives_on():
-    worker = embedded_worker()
+    worker = embedded_worker(str(KG_PATH))
     pid = worker.start()
     assert "query failed" in run('SELECT ?x WHERE { ?x ?p "\ud800" }')["output"]["error"]
     assert worker.pid == pid
 
 
 def test_a_query_process_killed_between_queries_is_replaced():
-    worker = embedded_worker()
+    worker = embedded_worker(str(KG_PATH))
     pid = worker.start()
     os.kill(pid, signal.SIGKILL)
     assert run(GOLD.replace("?result", "?y"))["output"]["rows"]
@@ -114,8 +116,9 @@ def test_a_query_process_killed_between_queries_is_replaced():
 def test_the_query_process_exits_with_its_parent_even_mid_query():
     code = (
         "import threading, time\n"
+        "from engines.compost.kg import KG_PATH\n"
         "from sessions.tools.sparql import embedded_worker\n"
-        "worker = embedded_worker()\n"
+        "worker = embedded_worker(str(KG_PATH))\n"
         "print(worker.start(), flush=True)\n"
         f"threading.Thread(target=worker.query, args=({SLOW!r}, 10, 600.0), daemon=True).start()\n"
         "time.sleep(600)\n")
@@ -134,18 +137,17 @@ def test_the_query_process_exits_with_its_parent_even_mid_query():
     assert not alive(pid)
 
 
-def test_a_query_process_that_cannot_load_the_graph_is_an_infrastructure_error(tmp_path, monkeypatch):
+def test_a_query_process_that_cannot_load_the_graph_is_an_infrastructure_error(tmp_path):
     broken = tmp_path / "kg.nt.gz"
     broken.write_bytes(b"not gzip")
     with pytest.raises(WorkerError, match="cannot load kg.nt.gz"):
         QueryWorker(broken).query(GOLD, 10, 1.0)
-    monkeypatch.setattr(sparql_module, "_worker", QueryWorker(broken))
     with pytest.raises(BackendError, match="cannot load"):
-        run(GOLD, gold=GOLD.replace("Baghdad", "Basra"))
+        run(GOLD, gold=GOLD.replace("Baghdad", "Basra"), graph=str(broken))
 
 
 def test_a_query_process_that_cannot_start_fails_its_queries_and_the_next_try_starts_again(monkeypatch):
-    worker = QueryWorker(sparql_module.KG_PATH)
+    worker = QueryWorker(KG_PATH)
     with monkeypatch.context() as patch, pytest.raises(WorkerError, match="cannot start the query process"):
         patch.setattr(sys, "executable", "/nonexistent/python")
         worker.query(GOLD, 10, 1.0)

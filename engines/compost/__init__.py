@@ -53,6 +53,7 @@ class CompostEngine(Engine[CompostSettings]):
             return None
         if item.meta.get("source") == "official" and not settings.endpoint:
             return None  # no gold answers without DBpedia: scored structurally
+        from engines.compost.kg import KG_PATH
         from engines.compost.score import read_output
 
         parsed, _ = read_output(outputs[0], settings.extract)
@@ -60,6 +61,7 @@ class CompostEngine(Engine[CompostSettings]):
             return None
         return Step(name="execute", kind="tool", tool=SPARQL_TOOL,
                     payload={"query": parsed.executable, "gold": item.gold["query"], "endpoint": settings.endpoint,
+                             "graph": str(KG_PATH),
                              "timeout": settings.timeout, "row_cap": settings.row_cap})
 
     def report(self, run: RunResults, against: Sequence[RunResults] = ()) -> Report:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from engines.compost import ontology
 from engines.compost.parse import Parsed
-from engines.compost.pattern import RDF_TYPE, Triple
+from engines.sparql.pattern import RDF_TYPE, Triple
 
 # Pairs of properties that state the same fact read in opposite directions (the facts table's inverse rows).
 INVERSES = {**ontology.facts().inverse, **{a: b for b, a in ontology.facts().inverse.items()}}

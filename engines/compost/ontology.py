@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterator
 
-from engines.compost.pattern import Triple
+from engines.sparql.pattern import Triple
 
 FACTS = Path(__file__).with_name("data") / "ontology_facts.tsv"
 MAX_SYMMETRIC = 6  # symmetric triples whose orientations are tried (2**6 readings at most)

@@ -15,7 +15,7 @@ grammar stops accepting it) and resolves the usual unbound DBpedia prefixes
 (``dbpedia:``, ``dbpprop:``...). When the strict reading fails, the lenient one is still
 tried, as a diagnosis: what the query would have meant, and why it did not count.
 
-Every query is parsed whole by the SPARQL 1.1 grammar (``engines/compost/grammar.py``);
+Every query is parsed whole by the SPARQL 1.1 grammar (``engines/sparql/grammar.py``);
 a syntax error says its line, column and what the grammar expected there.
 """
 
@@ -27,19 +27,17 @@ from functools import lru_cache
 
 from lark import ParseTree, Token
 
-from engines.compost.grammar import SparqlSyntaxError, parse_tree
-from engines.compost.pattern import Triple, features, prologue, read_structure, survey
 from engines.compost.prefixes import ALIASES, AUTHORS, BOUND, declarations
+from engines.sparql.grammar import CACHED, SparqlSyntaxError, cached_tree, offset
+from engines.sparql.guard import refused_features
+from engines.sparql.pattern import Triple, prologue, read_structure, survey
 
 EXTRACT = ("strict", "lenient")
 FENCE_OPEN, FENCE_CLOSE = "```sparql", "```"
 
-FORBIDDEN_FEATURES = {"SERVICE": "a federated SERVICE clause", "FROM": "a remote dataset clause (FROM)"}
-UPDATES = ("INSERT", "DELETE", "LOAD", "CLEAR", "CREATE", "DROP", "COPY", "MOVE", "ADD", "WITH")
 
 _FENCE = re.compile(r"```[ \t]*[A-Za-z0-9_-]*[ \t]*\n?(.*?)(?:```|$)", re.DOTALL)
 _START = re.compile(r"\b(PREFIX|BASE|SELECT|ASK|CONSTRUCT|DESCRIBE)\b", re.IGNORECASE)
-_WORD = re.compile(r"[A-Za-z]+")
 
 
 class QueryError(ValueError):
@@ -63,7 +61,7 @@ class Parsed:
     tree: ParseTree  # the grammar's parse tree
     form: str  # SELECT, ASK, CONSTRUCT or DESCRIBE
     projection: list[str]  # variable names with "?", or ["*"]
-    triples: list[Triple]  # the basic graph pattern, terms normalised (engines/compost/pattern.py)
+    triples: list[Triple]  # the basic graph pattern, terms normalised (engines/sparql/pattern.py)
     features: set[str] = field(default_factory=set)
     forbidden: list[str] = field(default_factory=list)
     prose: bool = False  # lenient reading only: the reply held text beyond the query and its fence
@@ -79,21 +77,9 @@ def _prefix(token: Token) -> str:
     return str(token).partition(":")[0]
 
 
-CACHED = 256  # texts: a run reads each reply and gold query a few times within one item's steps, items in flight interleave
-
-
-@lru_cache(maxsize=CACHED)
-def _tree(text: str) -> ParseTree | SparqlSyntaxError:
-    """The parse tree or the syntax error, without the traceback that would keep the parser's frames."""
-    try:
-        return parse_tree(text)
-    except SparqlSyntaxError as exc:
-        return exc.with_traceback(None)
-
-
 @lru_cache(maxsize=CACHED)
 def _query(query: str, aliases: bool) -> Parsed | QueryError:
-    tree = _tree(query)
+    tree = cached_tree(query)
     if isinstance(tree, SparqlSyntaxError):
         return QueryError(f"not SPARQL: {tree}")
     surveyed = survey(tree)
@@ -109,7 +95,7 @@ def _query(query: str, aliases: bool) -> Parsed | QueryError:
     structure = read_structure(tree, table, heading, surveyed)
     needed = {_prefix(t) for t in used} - set(declared)
     executable = declarations(needed, table) + query if needed else query
-    forbidden = sorted(FORBIDDEN_FEATURES[f] for f in structure.features if f in FORBIDDEN_FEATURES)
+    forbidden = refused_features(structure.features)
     return Parsed(query, executable, tree, structure.form, structure.projection, structure.triples,
                   structure.features, forbidden,
                   undeclared=tuple(sorted({_prefix(t) for t in unbound})))
@@ -124,18 +110,13 @@ def parse_query(query: str, aliases: bool = False) -> Parsed:
     return result
 
 
-def _offset(text: str, line: int, column: int) -> int:
-    lines = text.split("\n")
-    return sum(len(l) + 1 for l in lines[:line - 1]) + column - 1
-
-
 def longest_query(text: str) -> str | None:
     """``text`` if it is a query, else its part up to where the grammar stopped, if that is one."""
-    found = _tree(text)
+    found = cached_tree(text)
     if not isinstance(found, SparqlSyntaxError):
         return text
-    cut = text[:_offset(text, found.line, found.column)].rstrip()
-    return cut if cut and not isinstance(_tree(cut), SparqlSyntaxError) else None
+    cut = text[:offset(text, found.line, found.column)].rstrip()
+    return cut if cut and not isinstance(cached_tree(cut), SparqlSyntaxError) else None
 
 
 def candidates(reply: str) -> list[str]:
@@ -189,22 +170,3 @@ def parse_reply(reply: str, extract: str = "strict") -> Parsed:
     if isinstance(result, QueryError):
         raise result.fresh() from None
     return result
-
-
-@lru_cache(maxsize=CACHED)
-def _forbidden(text: str) -> tuple[str, ...]:
-    parsed = _query(text, False)
-    if isinstance(parsed, Parsed):
-        return tuple(parsed.forbidden)
-    tree = _tree(text)
-    if isinstance(tree, SparqlSyntaxError):
-        word = _WORD.match(text, _offset(text, tree.line, tree.column))
-        found = word.group().upper() if word else ""
-        return (f"an update ({found})",) if found in UPDATES else ()
-    return tuple(sorted(FORBIDDEN_FEATURES[f] for f in features(tree) if f in FORBIDDEN_FEATURES))
-
-
-def forbidden_clauses(text: str) -> list[str]:
-    """What in this text a read-only endpoint must refuse: SERVICE and FROM in a query, or the update
-    keyword where the query grammar stops (updates are not queries)."""
-    return list(_forbidden(text))

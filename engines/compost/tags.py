@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from engines.compost.compare import ANSWER, PARAPHRASE, SEMANTIC_FEATURES, Alignment, Pair, align
 from engines.compost.parse import Parsed
-from engines.compost.pattern import RDF_TYPE, Triple
+from engines.sparql.pattern import RDF_TYPE, Triple
 from engines.core import Tag, TagType
 from engines.taxonomy import Taxonomy, format_violation, unparseable
 

@@ -8,7 +8,7 @@ from lark import ParseTree, Token
 
 from engines.compost.compare import align
 from engines.compost.parse import Parsed
-from engines.compost.pattern import Triple
+from engines.sparql.pattern import Triple
 from engines.compost.patterns import sub_patterns
 from engines.compost.tags import short, show
 from engines.contract import Metric

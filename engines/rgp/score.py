@@ -1,7 +1,7 @@
 """rgp verdicts (the paper's C(P), released ``program_eval_5.py``) and run reports (Tables 1, 2).
 
 An item has two outputs: the model's reply and the sandbox's JSON report of running
-the extracted program on the 16 inputs (``sessions.tools.python_sandbox``). Scoring
+the extracted program on the 16 inputs (``sessions.tools.dispatch.python_sandbox``). Scoring
 reads both and never runs anything:
 
 - a sample passes iff its stripped stdout equals the stripped gold grid (the exit

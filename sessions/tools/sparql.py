@@ -1,8 +1,8 @@
 """The ``sparql`` tool: run a model's query and the gold query, read-only, with limits.
 
 compost's second step is ``Step(kind="tool", tool="sparql")``; this executes it. By
-default queries run on the knowledge graph bundled with the engine, loaded into an
-in-memory pyoxigraph store in a child process; with an ``endpoint`` URL they go to a
+default queries run on the graph file the step names (``graph``: compost's bundled
+knowledge graph), loaded into an in-memory pyoxigraph store in a child process; with an ``endpoint`` URL they go to a
 SPARQL 1.1 endpoint over HTTP instead (``sessions.tools.sparql_endpoint``: one client per
 run, an endpoint's 408/429/5xx and dropped connections retried, then status ``error``,
 never the model's fault). Either way the output is JSON
@@ -28,10 +28,10 @@ import atexit
 import json
 import threading
 import urllib.parse
+from pathlib import Path
 from typing import Any, Mapping
 
-from engines.compost.kg import KG_PATH
-from engines.compost.parse import QueryError, forbidden_clauses, parse_query
+from engines.sparql.guard import forbidden_clauses, pattern_parts
 from sessions.backends.base import BackendError
 from sessions.errors import InputError
 from sessions.tools.sparql_endpoint import Refused, close_sessions, post
@@ -44,55 +44,30 @@ DEFAULT_ROW_CAP = 10_000
 GOLD_CACHE_SIZE = 4096
 PREFLIGHT_TIMEOUT = 3.0
 
-_worker: QueryWorker | None = None
+_workers: dict[str, QueryWorker] = {}
 _worker_lock = threading.Lock()
 _gold_cache: dict[tuple[str, str, int], dict[str, Any]] = {}
 
 
-def embedded_worker() -> QueryWorker:
-    """The process's query child for the bundled graph (started at its first query, stopped at exit)."""
-    global _worker
+def embedded_worker(graph: str) -> QueryWorker:
+    """The process's query child for one graph file (started at its first query, stopped at exit)."""
     with _worker_lock:
-        if _worker is None:
-            _worker = QueryWorker(KG_PATH)
-            atexit.register(_worker.close)
-    return _worker
+        worker = _workers.get(graph)
+        if worker is None:
+            worker = _workers[graph] = QueryWorker(Path(graph))
+            atexit.register(worker.close)
+    return worker
 
 
 def check(query: str) -> None:
-    """Raise Refused for anything but a bounded read-only query."""
+    """Raise Refused for anything but a bounded read-only query (``engines.sparql.guard``)."""
     found = forbidden_clauses(query)
     if found:
         raise Refused("refused: read-only endpoint, the query contains " + ", ".join(found))
-    try:
-        parsed = parse_query(query)
-    except QueryError:
-        return  # the store's own parser reports the syntax error
-    parts = components(parsed.triples)
-    if parts > MAX_COMPONENTS:
+    parts = pattern_parts(query)
+    if parts is not None and parts > MAX_COMPONENTS:
         raise Refused(f"refused: the graph pattern is a cross product of {parts} unconnected parts "
                       f"(at most {MAX_COMPONENTS})")
-
-
-def components(triples: list[tuple[str, str, str]]) -> int:
-    """Connected parts of a basic graph pattern, joined by shared variables (union-find)."""
-    parent = list(range(len(triples)))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    seen: dict[str, int] = {}
-    for i, triple in enumerate(triples):
-        for term in triple:
-            if term.startswith("?"):
-                if term in seen:
-                    parent[find(i)] = find(seen[term])
-                else:
-                    seen[term] = i
-    return len({find(i) for i in range(len(triples))})
 
 
 def _term(binding: Mapping[str, str]) -> str:
@@ -139,7 +114,7 @@ async def preflight(url: str, timeout: float = PREFLIGHT_TIMEOUT) -> None:
         raise InputError(f"SPARQL endpoint {url} did not answer ASK {{}} with a SPARQL boolean result")
 
 
-async def execute(query: str, endpoint: str, timeout: float, row_cap: int) -> dict[str, Any]:
+async def execute(query: str, endpoint: str, graph: str, timeout: float, row_cap: int) -> dict[str, Any]:
     """One side of the comparison: rows or an error the model is to blame for.
 
     An endpoint query is bounded by its client's timeout; its infrastructure failures are
@@ -149,7 +124,7 @@ async def execute(query: str, endpoint: str, timeout: float, row_cap: int) -> di
         check(query)
         if endpoint:
             return await _run_endpoint(endpoint, query, row_cap, timeout)
-        return await asyncio.wrap_future(embedded_worker().submit(query, row_cap, timeout))
+        return await asyncio.wrap_future(embedded_worker(graph).submit(query, row_cap, timeout))
     except Refused as exc:
         return {"error": str(exc)}
     except (asyncio.TimeoutError, TimeoutError):
@@ -164,19 +139,20 @@ async def sparql(payload: Mapping[str, Any]) -> str:
         query = str(payload.get("query") or "")
         gold = str(payload["gold"])
         endpoint = str(payload.get("endpoint") or "")
+        graph = "" if endpoint else str(payload["graph"])
         timeout = float(payload.get("timeout") or DEFAULT_TIMEOUT)
         row_cap = int(payload.get("row_cap") or DEFAULT_ROW_CAP)
     except (KeyError, TypeError, ValueError) as exc:
         raise BackendError(f"{SPARQL}: malformed payload ({exc})", transient=False) from None
-    key = (endpoint, gold, row_cap)
+    key = (endpoint or graph, gold, row_cap)
     gold_result = _gold_cache.get(key)
     if gold_result is None:
-        gold_result = await execute(gold, endpoint, max(timeout, 30.0), row_cap)
+        gold_result = await execute(gold, endpoint, graph, max(timeout, 30.0), row_cap)
         if "error" in gold_result:
             raise BackendError(f"{SPARQL}: the gold query failed: {gold_result['error']}")
         if len(_gold_cache) >= GOLD_CACHE_SIZE:
             _gold_cache.clear()  # it serves retries and repeated runs in one process; keep it bounded
         _gold_cache[key] = gold_result
-    output = await execute(query, endpoint, timeout, row_cap) if query else {"error": "no query"}
+    output = await execute(query, endpoint, graph, timeout, row_cap) if query else {"error": "no query"}
     return json.dumps({"gold": gold_result, "output": output, "backend": endpoint or "embedded"},
                       ensure_ascii=False)

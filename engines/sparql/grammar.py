@@ -1,7 +1,7 @@
 """The SPARQL 1.1 query grammar (``sparql.lark``) as a lark LALR parser, and its syntax errors.
 
 Building the LALR tables takes about half a second, once per process; the tables are
-therefore also bundled, serialised by lark itself (``data/sparql_lalr.bin``, written by
+therefore also bundled, serialised by lark itself (``sparql_lalr.bin``, written by
 ``benchmarks/compost_build_parser.py``) together with the SHA-256 of the grammar they
 were built from. They are used only when that digest matches ``sparql.lark``; otherwise
 the parser is built from the grammar, so a stale file costs time, never correctness.
@@ -20,7 +20,7 @@ import lark
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 GRAMMAR_PATH = Path(__file__).with_name("sparql.lark")
-TABLES_PATH = Path(__file__).parent / "data" / "sparql_lalr.bin"
+TABLES_PATH = Path(__file__).with_name("sparql_lalr.bin")
 OPTIONS = {"parser": "lalr", "lexer": "basic", "start": "start"}
 MAX_EXPECTED = 8  # expected terminals named in an error message
 # What an error shows of the text where no terminal matches: a word, or the one character (U+001F and the
@@ -84,6 +84,24 @@ def parse_tree(text: str) -> lark.ParseTree:
         return grammar.parse(text)
     except UnexpectedInput as exc:
         raise _syntax_error(exc, text, grammar) from None
+
+
+CACHED = 256  # texts: a run reads each reply and gold query a few times within one item's steps, items in flight interleave
+
+
+@lru_cache(maxsize=CACHED)
+def cached_tree(text: str) -> lark.ParseTree | SparqlSyntaxError:
+    """The parse tree or the syntax error, without the traceback that would keep the parser's frames."""
+    try:
+        return parse_tree(text)
+    except SparqlSyntaxError as exc:
+        return exc.with_traceback(None)
+
+
+def offset(text: str, line: int, column: int) -> int:
+    """The index in ``text`` of a 1-based line and column (where a syntax error points)."""
+    lines = text.split("\n")
+    return sum(len(part) + 1 for part in lines[:line - 1]) + column - 1
 
 
 def _syntax_error(exc: UnexpectedInput, text: str, grammar: lark.Lark) -> SparqlSyntaxError:

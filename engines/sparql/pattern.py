@@ -1,6 +1,6 @@
 """What a parsed SPARQL query asks for: its form, projection, basic graph pattern and other constructs.
 
-Read off the grammar's tree (``engines/compost/grammar.py``). Terms are normalised to one
+Read off the grammar's tree (``engines/sparql/grammar.py``). Terms are normalised to one
 spelling so that two queries compare by string: ``<full IRI>`` (prefixed names expanded,
 ``a`` as rdf:type, relative IRIs resolved against BASE), ``?var`` (``$var`` too),
 literals in N-Triples form (``"text"``, ``"text"@en``, ``"5"^^<...#integer>``). Blank nodes
