@@ -107,7 +107,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser = build_parser(EVERY if "_ARGCOMPLETE" in os.environ else command_of(words))
         complete(parser)
         args = parser.parse_args(words)
-        warn_about_plugins()
+        if args.command not in ENGINE_FREE:
+            warn_about_plugins()
         command: Command = (group("upkeep").cmd_tui if args.command is None
                             else group(SUMMARIES[args.command][0]).COMMANDS[args.command])
         return command(args)
@@ -131,6 +132,9 @@ def users_error(exc: Exception) -> bool:
     from engines.core import EngineError
 
     return isinstance(exc, EngineError)
+
+
+ENGINE_FREE = frozenset({"runs"})  # commands that import no engine (a run's meta names its description): no plugin to check
 
 
 def warn_about_plugins() -> None:

@@ -60,7 +60,7 @@ class HomeScreen(AppScreen):
         super().__init__()
         self.metas: list[dict[str, Any]] = []
         self.summaries: dict[str, RunSummary] = {}
-        self.followed: dict[str, RunStore] = {}  # one reader per run, each tailing its result index
+        self.followed: dict[str, RunStore] = {}  # one reader per run: its summary.json, or its index tailed
         self.seen: dict[str, tuple[tuple[int, int], ...]] = {}  # run_signature when last summarised
         self._live_ids: set[str] = set()
         self._listed: set[str] = set()  # the runs folder's entries when the metadata was last read
@@ -165,7 +165,8 @@ class HomeScreen(AppScreen):
             signature = run_signature(Path(meta["_folder"]))
             try:
                 store = self.followed.get(run_id) or RunStore(Path(meta["_folder"]))
-                meta_changed, _ = store.follow()  # the index lines appended since the last look
+                meta_changed = store.refresh_meta()  # the status the writer left; the index is read only
+                # by a run without a current summary.json (sessions.store.summary), and then tailed
                 summary = store.summary()
             except (N2FError, OSError, ValueError):
                 store, meta_changed, summary = None, False, RunSummary()

@@ -5,6 +5,10 @@ editor holds the edited one). Comparing both with the engine's defaults names th
 settings that changed and each edited template with a short fingerprint of its text, so
 home, the run header, the report and compare can say "template question edited
 (#3fa9c2d1)" instead of "defaults" for a run whose prompt is not the default one.
+
+The comparison needs the engine; it is made once, when the run is created, and kept in the
+meta as ``description`` (settings and templates never change afterwards), so a list of runs
+imports no engine. A run made before that is described from its engine when read.
 """
 
 from __future__ import annotations
@@ -57,8 +61,13 @@ def describe_run(meta: Mapping[str, Any]) -> RunDescription:
     """How the run in ``meta`` differs from its engine's defaults.
 
     Templates are compared with the engine's defaults for the run's own settings (a
-    setting such as ``shots`` changes the default prompt; that is not an edit).
+    setting such as ``shots`` changes the default prompt; that is not an edit). The meta's
+    stored ``description`` is that comparison made at creation.
     """
+    stored = meta.get("description")
+    if isinstance(stored, Mapping) and isinstance(stored.get("settings"), Mapping):
+        return RunDescription(settings=dict(stored["settings"]), templates=dict(stored.get("templates") or {}),
+                              forked_from=str(stored.get("forked_from", "")))
     settings = dict(meta.get("settings") or {})
     known = engine_defaults(str(meta.get("engine", "")))
     if known is None:

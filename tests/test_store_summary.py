@@ -1,0 +1,137 @@
+"""Lists of runs read one small file per run: summary.json kept by the writer, the description kept in meta."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engines.core import Item
+from sessions.reports import describe
+from sessions.store.results_log import INDEX, RECORDS, ResultsLog
+from sessions.store.runs import RunStore
+from sessions.store.summary import SUMMARY, summarize
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def make_store(n=6, engine="fake", own=True):
+    items = [Item(id=f"it-{i}", engine=engine, inputs={"q": f"question {i}"}, gold={}) for i in range(n)]
+    store = RunStore.create(engine=engine, settings={}, seed=0, model="sim", backend={}, items=items,
+                            templates={}, concurrency=1)
+    if own:
+        store.acquire()
+    return store
+
+
+def record(i, status="correct", tokens=0):
+    steps = [{"kind": "model", "usage": {"prompt_tokens": tokens, "completion_tokens": 1}}] if tokens else []
+    return {"id": f"it-{i}", "index": i, "status": status, "scores": {"s": 1.0}, "tags": [], "outputs": [], "steps": steps}
+
+
+def index_figures(store: RunStore):
+    """The figures as parsed from the whole index, by a fresh reader."""
+    return summarize(ResultsLog(store.folder).summaries())
+
+
+def test_the_writer_keeps_summary_json_equal_to_the_index_through_retries_and_rescores():
+    store = make_store()
+    store.add_result(0, record(0, "correct", tokens=10))
+    store.add_result(1, record(1, "error", tokens=5))
+    store.add_result(2, record(2, "scorer_error"))
+    store.flush()
+    store.add_result(1, record(1, "wrong", tokens=7))  # a retried error: its old status and tokens go
+    store.add_result(0, record(0, "wrong"))  # a rescore without tokens
+    store.flush()
+    reader = RunStore.open(store.id)
+    from_file = reader.summary()
+    assert from_file == index_figures(store)
+    assert (from_file.done, from_file.errors, from_file.accuracy) == (3, 0, 0.0)
+    assert (from_file.usage.prompt_tokens, from_file.usage.completion_tokens) == (7, 1)
+    assert reader._log._read_to == 0, "a current summary.json is read instead of the index"
+    store.close()
+
+
+def test_a_reader_reads_the_index_when_summary_json_does_not_cover_it():
+    store = make_store()
+    store.add_result(0, record(0))
+    store.flush()
+    store.close()
+    with open(store.folder / RECORDS, "ab") as records, open(store.folder / INDEX, "ab") as index:
+        at = records.tell()  # what a writer of an earlier version appends: no summary.json update
+        line = json.dumps(record(3, "wrong")).encode()
+        records.write(line + b"\n")
+        index.write(json.dumps({"i": 3, "at": at, "len": len(line), "status": "wrong", "scores": {},
+                                "tags": [], "attempt": 0}).encode() + b"\n")
+    figures = RunStore.open(store.id).summary()
+    assert (figures.done, figures.accuracy) == (2, 0.5)
+    (store.folder / SUMMARY).write_text("{damaged")
+    assert RunStore.open(store.id).summary() == figures
+    (store.folder / SUMMARY).unlink()
+    assert RunStore.open(store.id).summary() == figures, "a run written before summary.json is read from its index"
+
+
+def test_a_next_owner_writes_summary_json_for_a_run_that_lacks_it():
+    store = make_store()
+    store.add_result(0, record(0))
+    store.close()
+    (store.folder / SUMMARY).unlink()
+    owner = RunStore.open(store.id)
+    owner.acquire()
+    owner.close()
+    reader = RunStore.open(store.id)
+    assert reader.summary().done == 1 and reader._log._read_to == 0
+
+
+def test_a_shortened_results_file_is_not_hidden_by_summary_json():
+    store = make_store()
+    store.add_result(0, record(0))
+    store.add_result(1, record(1))
+    store.flush()
+    store.close()
+    os.truncate(store.folder / RECORDS, 10)
+    reader = RunStore.open(store.id)
+    assert reader.summary().done == 0 and "shorter than its index" in reader.damage
+
+
+def test_the_description_is_made_at_creation_and_read_without_the_engine(monkeypatch):
+    store = make_store(own=False)
+    assert store.meta["description"]["text"] == "defaults"
+
+    def no_engine(name):
+        raise AssertionError("a stored description needs no engine")
+
+    monkeypatch.setattr(describe, "get_engine", no_engine)
+    assert describe.describe_run(store.meta).text == "defaults"
+    old = {k: v for k, v in store.meta.items() if k != "description"}  # a run made before it was stored
+    with pytest.raises(AssertionError):
+        describe.describe_run(old)
+
+
+PROBE = """
+import json, sys
+opened = []
+sys.addaudithook(lambda event, args: opened.append(str(args[0])) if event == "open" and isinstance(args[0], str) else None)
+from n2f_tui.cli import main
+main(["runs", "--json"])
+print(json.dumps({"engines": sorted(m for m in sys.modules if m.startswith("engines.dedc")),
+                  "run_files": sorted({p.rsplit("/", 1)[-1] for p in opened if "/runs/" in p})}))
+"""
+
+
+def test_n2f_runs_imports_no_engine_and_opens_only_meta_and_summary_of_each_run():
+    for _ in range(2):
+        store = make_store(n=50, engine="dedc")
+        for i in range(40):
+            store.add_result(i, record(i, "correct" if i % 4 else "wrong"))
+        store.close()
+    out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, cwd=ROOT, check=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout.strip().splitlines()
+    rows, probe = json.loads(out[0]), json.loads(out[-1])
+    assert [(r["done"], r["accuracy"], r["changes"]) for r in rows] == [(40, 0.75, "defaults")] * 2
+    assert probe["engines"] == [], "listing runs imports no engine"
+    assert probe["run_files"] == ["meta.json", SUMMARY], "one small file per run besides its meta"
