@@ -142,3 +142,17 @@ def test_the_top_level_help_pays_for_no_command_group():
 
     for command, (_, line) in SUMMARIES.items():
         assert command in help_text and line.split()[0] in help_text
+
+
+def test_showing_an_item_loads_nothing_that_prepares_or_runs_a_run(n2f_home):
+    """``n2f show RUN 1`` reads one item: the facade imports its names when used, so no backend
+    limit, asyncio, runner or run preparation is loaded (its CPU figure is in issue 28's note)."""
+    n2f("run", "dedc", "-n", "2", "--name", "few", "-q")
+    probe = ("import sys\nfrom n2f_tui.cli import main\n"
+             "code = main(['show', 'few', '1'])\n"
+             "heavy = ('asyncio', 'sessions.run.prepare', 'sessions.run.runner', 'sessions.backends.limits', 'textual')\n"
+             "print('LOADED', code, [m for m in heavy if m in sys.modules])\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    shown, loaded = done.stdout.rsplit("LOADED", 1)
+    assert "few item 1/2" in shown and loaded.split() == ["0", "[]"], loaded

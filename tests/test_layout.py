@@ -149,3 +149,12 @@ def test_every_data_file_of_the_packages_is_installed_with_them():
         if not owners:
             missing.append(name)
     assert not missing, missing
+
+
+def test_every_name_of_the_facade_resolves_to_its_owner():
+    from sessions import api
+
+    for module, names in api.OWNERS.items():
+        for name in names:
+            assert getattr(api, name) is getattr(__import__(module, fromlist=[name]), name)
+    assert set(api.__all__) == {n for names in api.OWNERS.values() for n in names}

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from engines.core import Item, Step
 from sessions.redact import redact
-from sessions.backends.limits import AdaptiveLimit
+
+if TYPE_CHECKING:
+    from sessions.backends.limits import AdaptiveLimit  # a run's limit; reading commands never load asyncio
 
 
 @dataclass(frozen=True)
