@@ -15,7 +15,7 @@ from engines.core import STATUSES, Item, OnDemand, Tag, TagType
 from n2f_tui.finding import FIELD, SORT_FIELD, ItemFields, filter_choices
 from sessions import api
 from sessions.study.annotations import AnnotationLog, ItemMarks
-from sessions.store.results_log import summary_of
+from sessions.store.results_log import Summary, summary_of
 from sessions.store.runs import RunStore
 from sessions.study.sample import load as load_study
 from sessions.run.usage import Usage, run_usage
@@ -90,7 +90,7 @@ class RunState:
         self.engine, self.settings = api.run_settings(store)
         self.items = ItemsOnDemand(store)
         self.ids: list[str] = store.item_ids()
-        self.records: dict[int, dict[str, Any]] = store.summaries()
+        self.records: dict[int, Summary] = store.summaries()
         self.usage: Usage = run_usage(self.records.values())  # tokens over the records, kept up to date
         self.annotations: AnnotationLog = store.annotations(annotator)
         self.annotator = self.annotations.annotator
@@ -142,8 +142,8 @@ class RunState:
         if record is not None:
             auto = [Tag.from_json(t) for t in record.get("tags", [])]
         else:
-            labels = self.labels()
-            auto = [Tag(code=c, label=labels.get(c, c)) for c in (self.records.get(index) or {}).get("tags", [])]
+            labels, summary = self.labels(), self.records.get(index)
+            auto = [Tag(code=c, label=labels.get(c, c)) for c in (summary.get("tags", []) if summary else [])]
         hidden = {t.code for t in auto} if self.blind else set()
         mark = self.marks.get(self.ids[index])
         if not mark:
@@ -180,7 +180,7 @@ class RunState:
         self.take(fresh)
         return meta_changed, sorted(fresh)
 
-    def take(self, fresh: dict[int, dict[str, Any]]) -> None:
+    def take(self, fresh: dict[int, Summary]) -> None:
         """New result summaries into the records, the token totals and the rows' versions."""
         if not fresh:
             return
