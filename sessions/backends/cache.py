@@ -250,7 +250,8 @@ class ResponseCache:
 
     def clear(self, model: str | None = None, older_than: float | None = None) -> int:
         """Delete the entries of ``model`` (every model when None) older than ``older_than`` seconds; how many."""
-        where, args = [], []
+        where: list[str] = []
+        args: list[str | float] = []
         if model is not None:
             where.append("model = ?")
             args.append(model)

@@ -28,7 +28,7 @@ class BackendKind:
 
     usage: str  # e.g. "sim[:k=v,...]", listed when a -m text names no kind
     parse: Callable[[str, str], ModelSpec]  # (the whole -m text, the text after "NAME:") -> spec; InputError if bad
-    make: Callable[[ModelSpec, Engine, int, Config, Any], Backend]  # (spec, engine, seed, config, response cache)
+    make: Callable[[ModelSpec, Engine[Any], int, Config, Any], Backend]  # (spec, engine, seed, config, response cache)
 
 
 def _check(kind: object, name: str) -> list[str]:
@@ -61,12 +61,14 @@ def parse_model_spec(text: str) -> ModelSpec:
     registry = _registry()
     if name not in registry.found:
         raise InputError(registry.problem(name) or f"unknown model {text!r}: {spec_help()}")
-    return registry.found[name].parse(text, rest)
+    kind: BackendKind = registry.found[name]
+    return kind.parse(text, rest)
 
 
-def make_backend(spec: ModelSpec, engine: Engine, seed: int, config: Config, cache: Any = None) -> Backend:
+def make_backend(spec: ModelSpec, engine: Engine[Any], seed: int, config: Config, cache: Any = None) -> Backend:
     """The backend for a spec; real-model backends share the response cache."""
-    return _registry().found[spec.kind].make(spec, engine, seed, config, cache)
+    kind: BackendKind = _registry().found[spec.kind]
+    return kind.make(spec, engine, seed, config, cache)
 
 
 # ------------------------------------------------------------------ the built-in kinds
@@ -110,7 +112,7 @@ def _parse_openai(text: str, rest: str) -> ModelSpec:
     return ModelSpec("openai", name=name, base_url=base_url)
 
 
-def _make_offline(spec: ModelSpec, engine: Engine, seed: int, config: Config, cache: Any) -> Backend:
+def _make_offline(spec: ModelSpec, engine: Engine[Any], seed: int, config: Config, cache: Any) -> Backend:
     from sessions.backends.offline import OracleBackend, ReplayBackend, SimBackend
 
     if spec.kind == "sim":
@@ -120,13 +122,13 @@ def _make_offline(spec: ModelSpec, engine: Engine, seed: int, config: Config, ca
     return ReplayBackend(spec)
 
 
-def _make_local(spec: ModelSpec, engine: Engine, seed: int, config: Config, cache: Any) -> Backend:
+def _make_local(spec: ModelSpec, engine: Engine[Any], seed: int, config: Config, cache: Any) -> Backend:
     from sessions.backends.local_backend import LocalBackend
 
     return LocalBackend(spec, seed=seed, cache=cache)
 
 
-def _make_openai(spec: ModelSpec, engine: Engine, seed: int, config: Config, cache: Any) -> Backend:
+def _make_openai(spec: ModelSpec, engine: Engine[Any], seed: int, config: Config, cache: Any) -> Backend:
     from sessions.backends.openai_backend import AzureTarget, OpenAIBackend
 
     azure = AzureTarget(config.azure_endpoint, config.azure_deployment, config.azure_api_version)

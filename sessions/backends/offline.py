@@ -7,6 +7,7 @@ import csv
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
 from engines.contract import Engine
 from engines.core import SimOptions
@@ -27,7 +28,7 @@ class SimBackend(Backend):
     so a resumed run reproduces an uninterrupted one exactly.
     """
 
-    def __init__(self, spec: ModelSpec, engine: Engine, seed: int):
+    def __init__(self, spec: ModelSpec, engine: Engine[Any], seed: int):
         self.spec = spec
         self.engine = engine
         opts = dict(spec.options)
@@ -54,14 +55,14 @@ class SimBackend(Backend):
         text = self.engine.simulate(request.item, request.step, request.outputs, self.options, seed)
         return Completion(text=text, latency=self.latency)
 
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, Any]:
         return {"kind": "sim", "model": self.spec.text}
 
 
 class OracleBackend(Backend):
     """Answers with the gold: proves the pipeline scores 100% on correct answers."""
 
-    def __init__(self, spec: ModelSpec, engine: Engine):
+    def __init__(self, spec: ModelSpec, engine: Engine[Any]):
         if spec.options or spec.name:
             raise InputError("model oracle takes no options")
         self.spec = spec
@@ -92,7 +93,7 @@ class ReplayBackend(Backend):
         reason = reasons[request.step_index] if request.step_index < len(reasons) else ""
         return Completion(text=recorded[request.step_index], finish_reason=reason)
 
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, Any]:
         return {"kind": "replay", "model": self.spec.text, "file": self.spec.name}
 
 

@@ -54,7 +54,7 @@ import contextvars
 import os
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping, cast
 
 import httpx2
 import openai
@@ -71,6 +71,9 @@ from sessions.config import TRANSPORTS
 from sessions.errors import InputError
 from sessions.redact import remember
 from sessions.backends.limits import AdaptiveLimit
+
+if TYPE_CHECKING:
+    from openai._legacy_response import LegacyAPIResponse
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 LOCAL_PLACEHOLDER_KEY = "not-needed"
@@ -102,7 +105,7 @@ class _OverloadToCaller:
     """The SDK client's retry rule, less the overload statuses: those come back to the run's limit."""
 
     def _should_retry(self, response: httpx2.Response) -> bool:
-        return response.status_code not in OVERLOAD_STATUSES and super()._should_retry(response)  # type: ignore[misc]
+        return response.status_code not in OVERLOAD_STATUSES and super()._should_retry(response)  # type: ignore[misc]  # a mixin: the SDK client after it in the MRO has it
 
 
 class _Client(_OverloadToCaller, openai.AsyncOpenAI):
@@ -348,8 +351,9 @@ class OpenAIBackend(Backend):
 
     async def _whole(self, messages: list[dict[str, str]], params: dict[str, Any]) -> tuple[Completion, Any]:
         """One plain request, read raw (as ``with_raw_response`` does) for its headers."""
-        raw = await self.client().post("/chat/completions", body=self._body(messages, params), cast_to=object,
-                                       options={"headers": {RAW_RESPONSE_HEADER: "true"}})
+        raw = cast("LegacyAPIResponse[object]",  # the SDK's types miss that this header makes post return the raw reply
+                   await self.client().post("/chat/completions", body=self._body(messages, params), cast_to=object,
+                                            options={"headers": {RAW_RESPONSE_HEADER: "true"}}))
         reply = raw.parse()
         text, finish_reason = reply_content(reply)
         model, fingerprint = served_by(reply)

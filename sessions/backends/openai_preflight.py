@@ -182,8 +182,8 @@ async def server_slots(client: openai.AsyncOpenAI, base_url: str) -> int | None:
             answer = await quick.get(f"{root}/{path}", cast_to=object)
         except (openai.APIError, ValueError):
             continue
-        if path == "props" and isinstance(answer, dict) and isinstance(answer.get("total_slots"), int):
-            return max(1, answer["total_slots"])
+        if path == "props" and isinstance(answer, dict) and isinstance(total := answer.get("total_slots"), int):
+            return max(1, total)
         if path == "slots" and isinstance(answer, list) and answer:
             return len(answer)
     return None

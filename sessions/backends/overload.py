@@ -46,7 +46,7 @@ class Overloaded(Exception):
 
 def backoff(tries: int) -> float:
     """The wait before the next try when the server did not say: 0.5 s doubling to 8 s, less up to a quarter."""
-    return min(8.0, 0.5 * 2 ** (tries - 1)) * (1 - 0.25 * random.random())
+    return min(8.0, 0.5 * 2.0 ** (tries - 1)) * (1 - 0.25 * random.random())
 
 
 async def call_within(limit: AdaptiveLimit, attempt: Callable[[], Awaitable[tuple[T, int]]]) -> T:

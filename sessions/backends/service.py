@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from sessions.config import Config
 from sessions.errors import InputError
+
+if TYPE_CHECKING:
+    from sessions.backends.cache import ResponseCache
 
 CACHE_MODES = ("use", "refresh", "off")
 CACHED_KINDS = ("openai", "local")
@@ -62,12 +65,12 @@ def age_seconds(text: str) -> float:
     return amount * _AGE_UNITS[unit]
 
 
-def open_cache(config: Config):
+def open_cache(config: Config) -> ResponseCache | None:
     """The cache file for ``n2f cache info|clear`` (made if absent)."""
     return response_cache("openai", "use", config)
 
 
-def response_cache(spec_kind: str, mode: str = "use", config: Config | None = None):
+def response_cache(spec_kind: str, mode: str = "use", config: Config | None = None) -> ResponseCache | None:
     """The response cache for a real model (None for the others and with mode ``off``)."""
     if spec_kind not in CACHED_KINDS or mode == "off":
         return None
