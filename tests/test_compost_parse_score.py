@@ -50,20 +50,55 @@ def evidence(verdict, code: str) -> list[str]:
 # ------------------------------------------------------------------ the grammar
 
 
-@pytest.mark.parametrize("query", [
-    "SELECT ?x WHERE { { ?x dbo:child ?y } UNION { { ?y dbo:parent ?x } UNION { ?x dbo:relative ?y } } }",
-    "SELECT ?x WHERE { ?x ^dbo:child/dbo:spouse dbr:Michelle_Obama }",
-    "SELECT ?x WHERE { ?x dbo:team dbr:F.C._Porto:B . }",  # a colon inside a local name
-    "PREFIX : <http://e/> SELECT * WHERE { :a :b ?x OPTIONAL { ?x :c ?y } MINUS { ?x :d 1.5e3 } "
-    "BIND(STR(?x) AS ?s) VALUES (?x ?y) { (:a UNDEF) } FILTER(?x != :z && -1 < +2) }",
-    "ASK { ?x a dbo:Person ; dbo:birthDate \"1900-01-01\"^^xsd:date , 'x'@en-GB . [] dbo:p ( 1 ?x ) }",
-    "SELECT DISTINCT ?x (COUNT(*) AS ?n) WHERE { ?x dbo:p ?y } GROUP BY ?x HAVING (COUNT(*) > 1) "
-    "ORDER BY DESC(?n) LIMIT 5 OFFSET 2",
-    "select ?x where { ?x dbo:name \"\"\"a \"quoted\" name\"\"\" . FILTER regex(?x, \"^A\", \"i\") } # comment",
-    "SELECT ?y WHERE { BIND(REPLACE(?x, '\\\\(a\\\\\\\\', \"it\\'s\\\"\") AS ?y) }",  # ECHARs, escaped backslashes among them
+def read(query: str) -> tuple[str, list[tuple[str, str]]]:
+    """The query form the parser found and the tokens it kept, in order, as (terminal, text)."""
+    tree = parse_tree(query)
+    form = next(t.data for t in tree.iter_subtrees() if t.data in ("select_query", "ask_query", "construct_query",
+                                                                  "describe_query"))
+    return form, [(token.type, str(token)) for token in tree.scan_values(lambda v: True)]
+
+
+def in_order(expected: list[tuple[str, str]], tokens: list[tuple[str, str]]) -> bool:
+    """Every expected token is among the tokens, in the same order (others may come between)."""
+    rest = iter(tokens)
+    return all(token in rest for token in expected)
+
+
+@pytest.mark.parametrize("query, form, expected", [
+    ("SELECT ?x WHERE { { ?x dbo:child ?y } UNION { { ?y dbo:parent ?x } UNION { ?x dbo:relative ?y } } }",
+     "select_query", [("PNAME_LN", "dbo:child"), ("UNION", "UNION"), ("PNAME_LN", "dbo:parent"), ("UNION", "UNION"),
+                      ("PNAME_LN", "dbo:relative")]),
+    ("SELECT ?x WHERE { ?x ^dbo:child/dbo:spouse dbr:Michelle_Obama }",
+     "select_query", [("INVERSE", "^"), ("PNAME_LN", "dbo:child"), ("PNAME_LN", "dbo:spouse"),
+                      ("PNAME_LN", "dbr:Michelle_Obama")]),
+    ("SELECT ?x WHERE { ?x dbo:team dbr:F.C._Porto:B . }",  # a colon inside a local name
+     "select_query", [("PNAME_LN", "dbo:team"), ("PNAME_LN", "dbr:F.C._Porto:B")]),
+    ("PREFIX : <http://e/> SELECT * WHERE { :a :b ?x OPTIONAL { ?x :c ?y } MINUS { ?x :d 1.5e3 } "
+     "BIND(STR(?x) AS ?s) VALUES (?x ?y) { (:a UNDEF) } FILTER(?x != :z && -1 < +2) }",
+     "select_query", [("PNAME_NS", ":"), ("IRIREF", "<http://e/>"), ("STAR", "*"), ("OPTIONAL", "OPTIONAL"),
+                      ("MINUS", "MINUS"), ("DOUBLE", "1.5e3"), ("BIND", "BIND"), ("VALUES", "VALUES"),
+                      ("UNDEF", "UNDEF"), ("FILTER", "FILTER"), ("NE", "!="), ("AND", "&&"),
+                      ("INTEGER_NEGATIVE", "-1"), ("LT", "<"), ("INTEGER_POSITIVE", "+2")]),
+    ("ASK { ?x a dbo:Person ; dbo:birthDate \"1900-01-01\"^^xsd:date , 'x'@en-GB . [] dbo:p ( 1 ?x ) }",
+     "ask_query", [("A", "a"), ("STRING_LITERAL2", '"1900-01-01"'), ("PNAME_LN", "xsd:date"),
+                   ("STRING_LITERAL1", "'x'"), ("LANGTAG", "@en-GB"), ("ANON", "[]"), ("INTEGER", "1")]),
+    ("SELECT DISTINCT ?x (COUNT(*) AS ?n) WHERE { ?x dbo:p ?y } GROUP BY ?x HAVING (COUNT(*) > 1) "
+     "ORDER BY DESC(?n) LIMIT 5 OFFSET 2",
+     "select_query", [("DISTINCT", "DISTINCT"), ("COUNT", "COUNT"), ("GROUP", "GROUP"), ("HAVING", "HAVING"),
+                      ("GT", ">"), ("INTEGER", "1"), ("DESC", "DESC"), ("LIMIT", "LIMIT"), ("INTEGER", "5"),
+                      ("OFFSET", "OFFSET"), ("INTEGER", "2")]),
+    ("select ?x where { ?x dbo:name \"\"\"a \"quoted\" name\"\"\" . FILTER regex(?x, \"^A\", \"i\") } # comment",
+     "select_query", [("SELECT", "select"), ("STRING_LITERAL_LONG2", '"""a "quoted" name"""'), ("REGEX", "regex"),
+                      ("STRING_LITERAL2", '"^A"'), ("STRING_LITERAL2", '"i"')]),
+    ("SELECT ?y WHERE { BIND(REPLACE(?x, '\\\\(a\\\\\\\\', \"it\\'s\\\"\") AS ?y) }",  # ECHARs, escaped backslashes among them
+     "select_query", [("REPLACE", "REPLACE"), ("STRING_LITERAL1", "'\\\\(a\\\\\\\\'"),
+                      ("STRING_LITERAL2", '"it\\\'s\\""')]),
 ])
-def test_the_grammar_reads_sparql_11_as_the_spec_writes_it(query):
-    parse_tree(query)
+def test_the_grammar_reads_sparql_11_as_the_spec_writes_it(query, form, expected):
+    found, tokens = read(query)
+    assert found == form
+    assert in_order(expected, tokens), tokens
+    assert not any("comment" in text for _, text in tokens)  # a comment is no token
 
 
 @pytest.mark.parametrize("query,line,column,found", [
