@@ -135,3 +135,34 @@ def test_n2f_runs_imports_no_engine_and_opens_only_meta_and_summary_of_each_run(
     assert [(r["done"], r["accuracy"], r["changes"]) for r in rows] == [(40, 0.75, "defaults")] * 2
     assert probe["engines"] == [], "listing runs imports no engine"
     assert probe["run_files"] == ["meta.json", SUMMARY], "one small file per run besides its meta"
+
+
+def test_a_report_reads_the_briefs_of_the_items_with_results_only(monkeypatch):
+    from sessions.store import items as item_files
+    from sessions.store.results import load_results
+
+    store = make_store(n=400)
+    for i in (3, 50, 399):
+        store.add_result(i, record(i, "wrong" if i == 50 else "correct"))
+    store.close()
+    decoded = []
+    decoder = item_files._BRIEF_DECODER
+
+    class Counting:
+        def decode(self, text):
+            decoded.append(text)
+            return decoder.decode(text)
+
+    monkeypatch.setattr(item_files, "_BRIEF_DECODER", Counting())
+    monkeypatch.setattr(item_files.RunItems, "items", lambda self: pytest.fail("no item is parsed whole"))
+    monkeypatch.setattr("sessions.store.results.run_settings", lambda store: (FakeEngine(), None))
+    run = load_results(RunStore.open(store.id))
+    assert [(r.item.id, r.status) for r in run.results] == [("it-3", "correct"), ("it-50", "wrong"), ("it-399", "correct")]
+    assert len(decoded) == 3, "one brief line parsed per item with a result, none for the 397 pending"
+
+
+class FakeEngine:
+    report_reads_outputs = False
+
+    def taxonomy(self):
+        return []

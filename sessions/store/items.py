@@ -139,6 +139,34 @@ class RunItems:
         nothing: dict[str, Any] = {}
         return [Item(id=b["id"], engine=engine, inputs=nothing, gold=nothing, meta=b["meta"]) for b in self.briefs()]
 
+    def brief_items_at(self, indices: Iterable[int]) -> dict[int, Item]:
+        """The items at ``indices`` as ``brief_items`` makes them, parsing no other item's brief line.
+
+        A report on a run still mostly pending reads the briefs of the items with a result
+        only: the brief file is streamed line by line, so memory follows the items asked
+        for. When they are most of the run, one parse of the whole file is quicker.
+        """
+        wanted = set(indices)
+        if 2 * len(wanted) >= int(self._item_count()) or not (self.folder / ITEMS_BRIEF).exists():
+            every = self.brief_items()
+            return {i: every[i] for i in sorted(wanted) if 0 <= i < len(every)}
+        engine = self.engine
+        nothing: dict[str, Any] = {}
+        found: dict[int, Item] = {}
+        with open(self.folder / ITEMS_BRIEF, "rb") as handle:
+            for number, line in enumerate(handle):
+                if number in wanted:
+                    brief = _BRIEF_DECODER.decode(line.decode("utf-8"))
+                    found[number] = Item(id=brief["id"], engine=engine, inputs=nothing, gold=nothing, meta=brief["meta"])
+        return found
+
+    def _item_count(self) -> int:
+        """How many items the run has, from the size of items.idx (one offset each, plus the end)."""
+        try:
+            return max((self.folder / ITEMS_INDEX).stat().st_size // 8 - 1, 0)
+        except FileNotFoundError:
+            return len(self._item_offsets()) - 1
+
     def item_ids(self) -> list[str]:
         """Every item's id in run order: the head of each brief line, without parsing the metas."""
         if self._ids is None:

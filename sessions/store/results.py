@@ -26,11 +26,13 @@ def load_results(store: RunStore) -> RunResults:
     read an item's inputs or gold, a step's trace or a tag's evidence. So the results
     come from the index's summaries (status, scores, tag codes) and brief items, and the
     full records are read only for an engine whose report reads replies or tool results
-    (``report_reads_outputs``): a 100,000-item dedc report parses no record at all. Tags
-    are shared per code and labelled from the taxonomy, as the reports' tables are.
+    (``report_reads_outputs``): a 100,000-item dedc report parses no record at all. Only
+    the items with a result are read (their briefs): a run mostly pending costs its results.
+    Tags are shared per code and labelled from the taxonomy, as the reports' tables are.
     """
     engine, settings = run_settings(store)
-    items = store.brief_items()
+    summaries = store.summaries()
+    items = store.brief_items_at(summaries)
     shared: dict[str, Tag] = {t.code: Tag(code=t.code, label=t.label) for t in engine.taxonomy()}
 
     def result(index: int, entry: Mapping[str, Any], codes: Sequence[str], outputs: list[str]) -> ItemResult:
@@ -44,7 +46,7 @@ def load_results(store: RunStore) -> RunResults:
                    for index, record in store.iter_results()}
     else:
         results = {index: result(index, summary, summary.get("tags", []), [])
-                   for index, summary in store.summaries().items()}
+                   for index, summary in summaries.items()}
     return RunResults(name=store.label, model=store.meta.get("model", ""), settings=settings,
                       results=[results[i] for i in sorted(results)])
 
