@@ -4,9 +4,14 @@ traceback, opened from the command palette), while the screen stays and a run go
 
 from __future__ import annotations
 
+import ast
+import re
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 from n2f_tui.app import N2FApp
+from n2f_tui.screens.adjudication import AdjudicationScreen
+from n2f_tui.screens.compare import CompareScreen
 from n2f_tui.screens.editor import EditorScreen
 from n2f_tui.screens.errors import ErrorLogScreen
 from n2f_tui.screens.home import HomeScreen
@@ -15,6 +20,7 @@ from n2f_tui.screens.report import ReportScreen
 from n2f_tui.screens.run import RunScreen
 from n2f_tui.widgets.style import STABLE
 from sessions import api
+from sessions.store.runs import RunStore
 from tui_support import make_run, until
 
 
@@ -114,6 +120,55 @@ async def test_the_new_run_dialogs_start_worker():
         app.screen.start = injected
         app.screen.start_run()
         await shown(app, pilot, "start run", NewRunDialog)
+
+
+async def test_the_compare_screens_paired_worker(monkeypatch):
+    monkeypatch.setattr("sessions.study.paired.paired_comparison", injected)
+    async with inspector() as (app, pilot):
+        await make_run("other", limit=6, seed=1)
+        app.open_compare("done", "other")
+        await shown(app, pilot, "work out paired", CompareScreen)
+
+
+async def test_the_compare_screens_views_worker(monkeypatch):
+    read = api.item_detail
+
+    def judged_fails(*args, scored=True, **kwargs):
+        """Reading a side (on the event loop) works; judging it (the worker's part) fails."""
+        return injected() if scored else read(*args, scored=False, **kwargs)
+
+    async with inspector() as (app, pilot):
+        await make_run("other", limit=6, seed=1)
+        monkeypatch.setattr(api, "item_detail", judged_fails)
+        app.open_compare("done", "other")
+        await shown(app, pilot, "judge sides", CompareScreen)
+
+
+async def test_the_adjudication_queues_case_worker(monkeypatch):
+    async with inspector() as (app, pilot):
+        store = RunStore.open("done")
+        item_id = store.item_ids()[0]
+        for name, code in (("ada", "omission"), ("bob", "redundancy")):
+            store.annotations(name).add(item_id, "tag_add", code=code, label=code, blind=True)
+            store.annotations(name).add(item_id, "reviewed", blind=True)
+        monkeypatch.setattr(api, "item_detail", injected)
+        app.push_screen(AdjudicationScreen(store, "lead"))
+        await shown(app, pilot, "load detail", AdjudicationScreen)
+
+
+def test_every_guarded_worker_of_the_inspector_has_a_test_here():
+    """A new ``@guarded_work`` method without a test above fails here, naming it."""
+    source = Path(__file__).read_text(encoding="utf-8")
+    tested = set(re.findall(r'shown\(app, pilot, f?"([a-z ]+)', source)) | {"re-scoring"}
+    workers = set()
+    for path in (Path(__file__).resolve().parents[1] / "n2f_tui").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+                    "guarded_work" in ast.unparse(d) for d in node.decorator_list):
+                workers.add((path.name, node.name.strip("_").replace("_", " ")))
+    named = {"score detail": "re-scoring", "refresh metrics": "live metrics"}  # the names their log lines use
+    untested = sorted(f"{file}: {what}" for file, what in workers if named.get(what, what) not in tested)
+    assert len(workers) >= 11 and not untested, untested
 
 
 async def test_the_error_log_opens_from_the_command_palette_and_a_repeat_is_counted():
