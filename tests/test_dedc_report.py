@@ -47,7 +47,8 @@ def test_accuracy_interval_and_error_exclusion():
     report = ENGINE.report(run)
     assert report.metrics["accuracy"] == pytest.approx(263 / 323)
     lo, hi = report.metrics["accuracy_ci_low"], report.metrics["accuracy_ci_high"]
-    assert lo < 263 / 323 < hi and hi - lo < 0.1
+    # Wilson's 95% interval for 263 of 323, by its formula: (p + z²/2n ± z·sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n)
+    assert (lo, hi) == pytest.approx((0.76822376, 0.85287248), abs=1e-8)
     acc = _table(report, "Accuracy")
     assert acc.rows == [[323, 263, 81.42, round(100 * lo, 2), round(100 * hi, 2)]]
     assert any("error" in note for note in report.notes)

@@ -219,7 +219,7 @@ def test_the_error_rate_is_honoured_and_replies_are_deterministic():
         a = ENGINE.simulate(it, None, [], SimOptions(error_rate=0.5, seed=4), k)
         assert a == ENGINE.simulate(it, None, [], SimOptions(error_rate=0.5, seed=4), k)
         statuses[ENGINE.score(it, [a], s, with_views=False).status] += 1
-    assert 0.3 < statuses["correct"] / len(items) < 0.7
+    assert len(items) == 288 and statuses == {"correct": 134, "wrong": 103, "unparseable": 51}  # the 0.5 error rate, seed 4
 
 
 def test_a_hand_written_wrong_judgement_is_wrong_and_tagged_with_what_was_missed():

@@ -44,7 +44,8 @@ def test_bootstrap_intervals_are_seeded_and_bracket_the_figure():
     (percent_ci, kappa_ci) = Resampler(50, draws=400, seed=3).intervals([both, first, second], stat)
     assert Resampler(50, draws=400, seed=3).intervals([both, first, second], stat) == [percent_ci, kappa_ci]
     assert percent_ci[0] < 0.7 < percent_ci[1] and kappa_ci[0] < 0.4 < kappa_ci[1]
-    assert 0.0 <= percent_ci[0] and percent_ci[1] <= 1.0
+    assert percent_ci == (0.56, 0.82)  # seed 3's 400 draws, their 2.5th and 97.5th percentiles
+    assert kappa_ci == pytest.approx((0.15254237288135594, 0.6293245469522241), abs=1e-12)
     assert Resampler(0).intervals([[]], lambda sums, n: (None,)) == [None]
 
 
