@@ -27,7 +27,7 @@ import sys
 import threading
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import IO, Any, Sequence
 
 SERVER = Path(__file__).with_name("sandbox_server.py")
 DEFAULT_SLOTS = 16  # runs at once: the 16 inputs of one program together; CPU-bound ones share the cores
@@ -82,10 +82,16 @@ class RunResult:
 
 @dataclass
 class _Server:
-    process: subprocess.Popen
+    process: subprocess.Popen[bytes]
     hello: dict[str, Any]
-    pending: dict[int, concurrent.futures.Future] = field(default_factory=dict)
+    pending: dict[int, concurrent.futures.Future[RunResult]] = field(default_factory=dict)
     alive: bool = True
+
+    @property
+    def stdin(self) -> IO[bytes]:
+        stdin = self.process.stdin
+        assert stdin is not None, "the server is started with its stdin piped"
+        return stdin
 
 
 class Sandbox:
@@ -158,7 +164,7 @@ class Sandbox:
             server, self._server = self._server, None
         if server is not None and server.alive:
             try:
-                server.process.stdin.close()
+                server.stdin.close()
                 server.process.wait(timeout=5)
             except (OSError, subprocess.TimeoutExpired):
                 server.process.kill()
@@ -174,18 +180,18 @@ class Sandbox:
     def details(self) -> dict[str, Any]:
         return dict(self._ensure().hello)
 
-    def submit(self, program: str, stdin: str, limits: Limits = Limits()) -> concurrent.futures.Future:
+    def submit(self, program: str, stdin: str, limits: Limits = Limits()) -> concurrent.futures.Future[RunResult]:
         """Queue one run; the future resolves to a RunResult or fails with SandboxError."""
         server = self._ensure()
-        future: concurrent.futures.Future = concurrent.futures.Future()
+        future: concurrent.futures.Future[RunResult] = concurrent.futures.Future()
         request_id = next(self._ids)
         line = json.dumps({"op": "run", "id": request_id, "program": program, "stdin": stdin,
                            "limits": limits.to_json()}) + "\n"
         with self._lock:
             server.pending[request_id] = future
             try:
-                server.process.stdin.write(line.encode())
-                server.process.stdin.flush()
+                server.stdin.write(line.encode())
+                server.stdin.flush()
             except (OSError, ValueError) as exc:
                 server.pending.pop(request_id, None)
                 server.alive = False
@@ -201,9 +207,11 @@ class Sandbox:
         return list(await asyncio.gather(*(asyncio.wrap_future(f) for f in futures)))
 
 
-def _readline_with_timeout(process: subprocess.Popen, seconds: float) -> str:
+def _readline_with_timeout(process: subprocess.Popen[bytes], seconds: float) -> str:
     result: list[bytes] = []
-    reader = threading.Thread(target=lambda: result.append(process.stdout.readline()), daemon=True)
+    stdout = process.stdout
+    assert stdout is not None, "the server is started with its stdout piped"
+    reader = threading.Thread(target=lambda: result.append(stdout.readline()), daemon=True)
     reader.start()
     reader.join(seconds)
     if not result:

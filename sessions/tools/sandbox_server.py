@@ -67,6 +67,10 @@ import time
 import traceback
 import types
 
+TYPE_CHECKING = False  # mypy reads it as True; the server does not import typing into the programs it forks
+if TYPE_CHECKING:
+    from typing import Any
+
 CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x00020000, 0x10000000, 0x20000000, 0x40000000
 PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 1, 38
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 32, 4096, 16384, 1 << 18
@@ -126,7 +130,7 @@ def mount(source: str, target: str, fstype: str | None, flags: int, data: str | 
 
 def open_tree(path: str) -> int:
     """A detached recursive clone of the mount tree at ``path`` (Linux >= 5.2), as a descriptor."""
-    fd = libc.syscall(SYS_OPEN_TREE, AT_FDCWD, path.encode(), OPEN_TREE_CLONE | AT_RECURSIVE | O_CLOEXEC)
+    fd = int(libc.syscall(SYS_OPEN_TREE, AT_FDCWD, path.encode(), OPEN_TREE_CLONE | AT_RECURSIVE | O_CLOEXEC))
     if fd < 0:
         _check(-1, f"open_tree {path}")
     return fd
@@ -385,7 +389,7 @@ class Isolation:
                   "no-capabilities", "seccomp" * bool(self.seccomp), "rlimits"]
         return "+".join(layer for layer in layers if layer)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"level": self.level, "unavailable": self.unavailable, "userns": self.userns,
                 "uid_base": self.uid_base, "slots": self.slots, "root": self.plan.to_json(), "notes": self.notes}
 
@@ -433,7 +437,7 @@ PROBE_LIMITS = {"timeout_s": 5.0, "memory_bytes": 512 * 2**20, "file_bytes": 2**
                 "processes": 1, "output_bytes": 2**16, "scratch_mb": 1, "cpu_s": 5}
 
 
-def child_main(request: dict, fds: dict[str, int], uid: int, iso: Isolation) -> None:
+def child_main(request: dict[str, Any], fds: dict[str, int], uid: int, iso: Isolation) -> None:
     """The run's process, pid 1 of its own pid namespace: isolate, report set-up on fd 3, run. Never returns."""
     limits = request["limits"]
     try:
@@ -468,7 +472,7 @@ def child_main(request: dict, fds: dict[str, int], uid: int, iso: Isolation) -> 
     os._exit(run_program(request["program"]))
 
 
-def set_limits(limits: dict) -> None:
+def set_limits(limits: dict[str, Any]) -> None:
     """The run's rlimits. The CPU limit is hard at once: a namespace's pid 1 ignores SIGXCPU.
 
     RLIMIT_NPROC counts this uid's processes in its user namespace: as root the run's
@@ -485,11 +489,11 @@ def set_limits(limits: dict) -> None:
 
 def run_program(source: str) -> int:
     """Execute the program as ``python -I main.py`` would; returns the exit status."""
-    sys.stdin = sys.__stdin__ = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)),
+    sys.stdin = sys.__stdin__ = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)),  # type: ignore[misc]  # the program's fresh streams are its originals too
                                                  encoding="utf-8")
-    sys.stdout = sys.__stdout__ = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)),
+    sys.stdout = sys.__stdout__ = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)),  # type: ignore[misc]  # as stdin
                                                    encoding="utf-8")
-    sys.stderr = sys.__stderr__ = io.TextIOWrapper(io.BufferedWriter(io.FileIO(2, "w", closefd=False)),
+    sys.stderr = sys.__stderr__ = io.TextIOWrapper(io.BufferedWriter(io.FileIO(2, "w", closefd=False)),  # type: ignore[misc]  # as stdin
                                                    encoding="utf-8", errors="backslashreplace",
                                                    line_buffering=True)
     sys.argv = ["main.py"]
@@ -503,7 +507,8 @@ def run_program(source: str) -> int:
     except SystemExit as exc:
         code = _exit_status(exc.code)
     except BaseException as exc:  # noqa: BLE001 - an uncaught exception ends the program with status 1
-        traceback.print_exception(type(exc), exc, exc.__traceback__.tb_next)  # from the program's frame on
+        frames = exc.__traceback__  # a caught exception has one
+        traceback.print_exception(type(exc), exc, frames.tb_next if frames else None)  # from the program's frame on
         code = 1
     if "threading" in sys.modules:
         try:
@@ -536,7 +541,7 @@ def _exit_status(value: object) -> int:
 class Run:
     """One program execution in flight."""
 
-    def __init__(self, request: dict, slot: int):
+    def __init__(self, request: dict[str, Any], slot: int):
         self.id = request["id"]
         self.limits = request["limits"]
         self.slot = slot
@@ -572,7 +577,7 @@ class Server:
         self.iso = iso
         self.sel = selectors.DefaultSelector()
         self.free_slots = list(range(iso.slots))
-        self.queue: list[dict] = []
+        self.queue: list[dict[str, Any]] = []
         self.runs: dict[int, Run] = {}  # pid -> run
         self.control = bytearray()
         self.closing = False
@@ -625,7 +630,7 @@ class Server:
             if line.strip():
                 self._accept(json.loads(line))
 
-    def _accept(self, request: dict) -> None:
+    def _accept(self, request: dict[str, Any]) -> None:
         if request.get("op") == "run":
             self.queue.append(request)
 
@@ -635,7 +640,7 @@ class Server:
 
     # -- one run
 
-    def _start(self, request: dict, slot: int) -> None:
+    def _start(self, request: dict[str, Any], slot: int) -> None:
         run = Run(request, slot)
         uid = self.iso.uid(slot)
         pipes = {name: os.pipe() for name in ("stdin", "stdout", "stderr", "status")}
@@ -769,7 +774,7 @@ def _drain(fd: int) -> None:
         pass
 
 
-def _write_line(obj: dict) -> None:
+def _write_line(obj: dict[str, Any]) -> None:
     data = (json.dumps(obj) + "\n").encode()
     while data:
         try:

@@ -116,4 +116,4 @@ async def post(url: str, query: str, timeout: float, retries: int | None = None)
 
 
 def _backoff(attempt: int) -> float:
-    return min(4.0, 0.25 * 2 ** attempt) * (1 - 0.25 * random.random())
+    return min(4.0, 0.25 * 2.0 ** attempt) * (1 - 0.25 * random.random())

@@ -44,7 +44,7 @@ from collections import deque
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import IO, Any, BinaryIO
 
 START_TIMEOUT = 120.0  # seconds for a child to load the graph (0.8 s on an idle 2-core machine)
 READ_CHUNK = 1 << 16
@@ -123,11 +123,11 @@ class _Request:
 
     line: bytes
     timeout: float
-    future: Future = field(default_factory=Future)
+    future: Future[Any] = field(default_factory=Future)
     attempts: int = 0
 
 
-def _settle(future: Future, result: Any = None, error: BaseException | None = None) -> None:
+def _settle(future: Future[Any], result: Any = None, error: BaseException | None = None) -> None:
     """Resolve ``future`` unless its caller has given up on it (a cancelled await)."""
     if future.done():
         return
@@ -152,7 +152,7 @@ class QueryWorker:
     def __init__(self, graph: Path, start_timeout: float = START_TIMEOUT) -> None:
         self.graph = graph
         self.start_timeout = start_timeout
-        self._proc: subprocess.Popen | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
         self._pending: deque[_Request] = deque()
         self._since = 0.0  # when the oldest pending query's clock started
         self._cond = threading.Condition()
@@ -163,7 +163,7 @@ class QueryWorker:
         proc = self._proc  # one read: another thread may replace it
         return proc.pid if proc is not None else None
 
-    def submit(self, query: str, row_cap: int, timeout: float) -> Future:
+    def submit(self, query: str, row_cap: int, timeout: float) -> Future[dict[str, Any]]:
         """The answer, ``{"vars", "rows", "truncated"}`` or ``{"error"}``, as a future.
 
         It fails with TimeoutError when the query overran ``timeout`` (its child is
@@ -185,8 +185,8 @@ class QueryWorker:
         """``submit`` and wait: for callers outside an event loop."""
         return self.submit(query, row_cap, timeout).result()
 
-    def start(self) -> int:
-        """Start the child if none is running and wait until it answers; its pid."""
+    def start(self) -> int | None:
+        """Start the child if none is running and wait until it answers; its pid (None if it was killed meanwhile)."""
         self.query("ASK {}", 1, self.start_timeout)
         return self.pid
 
@@ -221,11 +221,12 @@ class QueryWorker:
         for request in pending:
             _settle(request.future, error=WorkerError(message))
 
-    def _send(self, proc: subprocess.Popen, request: _Request) -> None:
+    def _send(self, proc: subprocess.Popen[bytes], request: _Request) -> None:
         """Write one request; a dead child is noticed (and the request resent) by the reader."""
         try:
-            proc.stdin.write(request.line)
-            proc.stdin.flush()
+            stdin, _ = _pipes(proc)
+            stdin.write(request.line)
+            stdin.flush()
         except (OSError, ValueError):  # a broken pipe, or one the reader has just closed
             pass
 
@@ -238,8 +239,8 @@ class QueryWorker:
 
     # -- the reader thread, one per child
 
-    def _read(self, proc: subprocess.Popen) -> None:
-        reader = _Lines(proc.stdout.fileno())
+    def _read(self, proc: subprocess.Popen[bytes]) -> None:
+        reader = _Lines(_pipes(proc)[1].fileno())
         hello = reader.line(time.monotonic() + self.start_timeout)
         fatal = _fatal(hello, self.start_timeout)
         if fatal:
@@ -263,7 +264,7 @@ class QueryWorker:
             if not self._collect(proc, line):
                 return
 
-    def _collect(self, proc: subprocess.Popen, line: bytes | None) -> bool:
+    def _collect(self, proc: subprocess.Popen[bytes], line: bytes | None) -> bool:
         """Hand an answer (``line``), a timeout (None) or the child's death (b"") to the oldest query.
 
         False when this reader is done: its child was killed, died or was retired.
@@ -277,7 +278,7 @@ class QueryWorker:
                 self._since = time.monotonic()
                 _settle(head.future, json.loads(line))
                 return True
-            failed: tuple[Future, Any, BaseException | None] | None = None
+            failed: tuple[Future[Any], Any, BaseException | None] | None = None
             if line is None:
                 failed = (self._pending.popleft().future, None, TimeoutError())
             else:
@@ -321,13 +322,20 @@ def _fatal(hello: bytes | None, start_timeout: float) -> str:
     return str(json.loads(hello).get("fatal", ""))
 
 
-def _stop(proc: subprocess.Popen) -> None:
+def _pipes(proc: subprocess.Popen[bytes]) -> tuple[IO[bytes], IO[bytes]]:
+    """The child's stdin and stdout, which ``_spawn`` opens as pipes."""
+    assert proc.stdin is not None and proc.stdout is not None, "the child is started with stdin and stdout piped"
+    return proc.stdin, proc.stdout
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
     """Kill and reap a child and close its pipes."""
     proc.kill()
     proc.wait()
+    stdin, stdout = _pipes(proc)
     with contextlib.suppress(OSError):  # unflushed bytes to a dead child
-        proc.stdin.close()
-    proc.stdout.close()
+        stdin.close()
+    stdout.close()
 
 
 def main(argv: list[str]) -> None:
