@@ -26,16 +26,16 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
-from engines.core import UNJUDGED
+from engines.core import UNJUDGED, Status
 from sessions.store.results import run_settings
 from sessions.errors import InputError
 from sessions.study.labels import RunLabels, store_labels
 from sessions.store.fingerprint import forced_events
 from sessions.study.reliability import AlphaFigure, label_alphas
 from sessions.study.statistics import (DRAWS, KAPPA_UNDEFINED, Interval, Resampler, cohen_kappa, disagreeing_pairs,
-                                 fleiss_from_sums, pair_figures, quality_figures)
+                                 Stat, fleiss_from_sums, pair_figures, quality_figures)
 from sessions.store.runs import RunStore
 from sessions.study.sample import load as load_study
 
@@ -119,7 +119,7 @@ def _codes(taxonomy: dict[str, str], used: set[str]) -> list[str]:
     return [c for c in taxonomy if c in used] + sorted(used - set(taxonomy))
 
 
-def _figures(sampler: Resampler, columns: Sequence[Sequence[int]], stat: Callable) -> tuple[Figure, Figure]:
+def _figures(sampler: Resampler, columns: Sequence[Sequence[int]], stat: Stat) -> tuple[Figure, Figure]:
     point = stat([sum(c) for c in columns], sampler.n)
     if any(map(any, columns)):
         intervals = sampler.intervals(columns, stat)
@@ -157,7 +157,8 @@ def group_figures(sets: Sequence[Sets], codes: list[str], labels: dict[str, str]
     raters = len(sets[0])
     sampler = Resampler(len(sets), draws)
     method = "cohen" if raters == 2 else "fleiss"
-    rows, pooled = [], []
+    rows: list[TagFigures] = []
+    pooled: list[list[int]] = []
     for code in codes:
         columns = _code_columns(sets, code)
         pooled = columns if not pooled else [[x + y for x, y in zip(p, c)] for p, c in zip(pooled, columns)]
@@ -187,7 +188,7 @@ def pair_of(labels: RunLabels, a: str, b: str, codes: list[str], draws: int) -> 
     return pair
 
 
-def tagger_quality(labels: RunLabels, statuses: dict[str, str], taxonomy: dict[str, str],
+def tagger_quality(labels: RunLabels, statuses: Mapping[str, Status], taxonomy: dict[str, str],
                    against: str | None = None, draws: int = DRAWS) -> tuple[list[TagAgreement], int, str]:
     """Per code, the automatic tags against the reference (see the module docstring); rows, items, reference."""
     pairs: list[tuple[str, frozenset[str], frozenset[str]]] = []

@@ -17,7 +17,7 @@ settled; that one definition is what the report, ``A`` and the export count.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 from sessions.study.annotations import AnnotationLog
 from sessions.store.runs import RunStore
@@ -89,8 +89,8 @@ def run_labels(log: AnnotationLog, auto: Mapping[str, Iterable[str]], order: Ite
     names: dict[str, str] = {}
     for marks in log.marks().values():
         names.update(marks.added)
-    for codes in settled.values():
-        names.update(codes)
+    for labelled in settled.values():
+        names.update(labelled)
     annotated = set(settled).union(*(set(m) for m in people.values()))
     items: dict[str, ItemLabels] = {}
     for item_id in order:
@@ -105,7 +105,7 @@ def run_labels(log: AnnotationLog, auto: Mapping[str, Iterable[str]], order: Ite
     return RunLabels(items=items, annotators=reviewers, names=names)
 
 
-def store_labels(store: RunStore, summaries: Mapping[int, Mapping] | None = None) -> RunLabels:
+def store_labels(store: RunStore, summaries: Mapping[int, Mapping[str, Any]] | None = None) -> RunLabels:
     """The run's labels, read from its annotation log and result summaries (given, or read here)."""
     summaries = store.summaries() if summaries is None else summaries
     ids = store.item_ids()

@@ -23,10 +23,10 @@ from __future__ import annotations
 import random
 from dataclasses import asdict, dataclass, field, replace
 from math import comb
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from engines.contract import Engine
-from engines.core import RunResults, Table
+from engines.core import ItemResult, RunResults, Table
 from sessions.study.statistics import Interval, percentile_interval
 
 DRAWS = 1000
@@ -39,7 +39,7 @@ def mcnemar_exact(only_a: int, only_b: int) -> float:
     if n == 0:
         return 1.0
     tail = sum(comb(n, k) for k in range(min(only_a, only_b) + 1))
-    return min(1.0, 2 * tail / 2 ** n)
+    return min(1.0, 2 * tail / 2.0 ** n)
 
 
 def paired_intervals(n: int, differences: Callable[[Sequence[int]], Mapping[str, float]], draws: int = DRAWS,
@@ -74,7 +74,7 @@ class PairedComparison:
     metrics: list[MetricDifference] = field(default_factory=list)
     draws: int = DRAWS
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
     def table(self) -> Table:
@@ -87,13 +87,13 @@ class PairedComparison:
                      columns=["metric", "A", "B", "A - B", "95% CI of A - B"], rows=rows, note=note)
 
 
-def _metrics(engine: Engine, run: RunResults, results: list) -> dict[str, float]:
+def _metrics(engine: Engine[Any], run: RunResults, results: list[ItemResult]) -> dict[str, float]:
     report = engine.report(replace(run, results=results), [])
     return {k: float(v) for k, v in report.metrics.items()
             if isinstance(v, (int, float)) and not k.endswith(("_ci_low", "_ci_high"))}
 
 
-def paired_comparison(engine: Engine, run_a: RunResults, run_b: RunResults, draws: int = DRAWS,
+def paired_comparison(engine: Engine[Any], run_a: RunResults, run_b: RunResults, draws: int = DRAWS,
                       seed: int = 0) -> PairedComparison:
     """McNemar's test and the paired bootstrap intervals of the two runs on their matched, judged items."""
     by_id = {r.item.id: r for r in run_b.results if r.status not in UNJUDGED}

@@ -93,6 +93,7 @@ def label_alphas(sets: Sequence[Sequence[frozenset[str]]], codes: Sequence[str],
         columns, scale = binary_columns([[code in s for s in item] for item in sets])
         pooled = columns if pooled is None else [[x + y for x, y in zip(p, c)] for p, c in zip(pooled, columns)]
         rows.append(_figure(code, names.get(code, code), columns, scale, sampler))
+    assert pooled is not None, "codes is not empty"
     return rows, _figure("*", "all codes pooled", pooled, scale, sampler)
 
 

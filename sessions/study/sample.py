@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
 from engines.core import UNJUDGED
 from sessions.errors import InputError
@@ -50,7 +50,7 @@ class Study:
                 for name in labels.annotators}
 
 
-def stratum_of(key: str, summary: dict[str, Any], meta: dict[str, Any]) -> str:
+def stratum_of(key: str, summary: Mapping[str, Any], meta: Mapping[str, Any]) -> str:
     if key == "tag":
         tags = summary.get("tags") or []
         return str(tags[0]) if tags else "-"
