@@ -41,7 +41,7 @@ from typing import Any, Mapping
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
-    import tomli as tomllib
+    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]  # installed on 3.10 only, where 3.11's tomllib is missing
 
 from sessions.errors import InputError
 from sessions.paths import config_path
