@@ -1,18 +1,26 @@
-"""How the run store scales: whole-process figures at 3,230 / 32,300 / 100,000 dedc items.
+"""How the run store and its readers scale: whole-process figures at 3,230 / 32,300 / 100,000 dedc items.
 
-Usage: python benchmarks/store_scale.py [--sizes 3230,32300,100000] [--repeats 3]
+Usage: python benchmarks/store_scale.py [--sizes 3230,32300,100000] [--repeats 3] [--json]
 
 For each size, in a fresh N2F_HOME, the median (and range) of REPEATS fresh processes of:
   run      ``n2f run dedc -s repeat=R -n SIZE -m sim -q``: wall time, items/s, peak RSS
-  show     ``n2f show big 1``: wall time and peak RSS
-  report   ``n2f report big``: wall time and peak RSS
-  open     the inspector on the run until the list and the first item's detail are
-           painted (benchmarks/tui_open.py's probe, imports not counted)
+  open     the inspector on the run until the list and the first item's detail are painted
+           (benchmarks/tui_open.py's probe): time to first paint (imports not counted),
+           and the probe process's CPU and peak RSS
   next     ``j`` to the next item's detail painted: median over 40 moves in one app
+  show     ``n2f show big 1``: wall time, CPU and peak RSS
+  export   ``n2f export big --format jsonl -o FILE``: wall time, CPU and peak RSS
+  report   ``n2f report half``: the run with its results cut to the first half (a copy whose
+           logs end after SIZE/2 results, as a run stopped halfway leaves them; the other
+           half pending): wall time, CPU and peak RSS
+  runs     ``n2f runs`` in a store holding 20 runs of SIZE items (copies of the run under new
+           ids, their files hard links): wall time, CPU and peak RSS
+  store    the run folder's files on disk
 
-Peak RSS is the child's own maximum resident set (``wait4``), so figures of different
-processes never mix. Children run with bytecode caching on (``PYTHONDONTWRITEBYTECODE``
-removed), as an installed ``n2f`` does. Figures are printed; nothing is asserted.
+Peak RSS is the child's own maximum resident set and CPU its user + system time (``wait4``),
+so figures of different processes never mix. Children run with bytecode caching on
+(``PYTHONDONTWRITEBYTECODE`` removed), as an installed ``n2f`` does. Figures are printed;
+nothing is asserted. The machine's load is not controlled: compare sizes within one run.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ import argparse
 import json
 import math
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -30,10 +39,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DEDC_ITEMS = 323  # one repeat of the dedc item set
+COPIES = 20  # runs in the store ``n2f runs`` lists
+INDEX, RECORDS, SUMMARY = "results.index.jsonl", "results.jsonl", "summary.json"
 
 
-def timed(args: list[str], env: dict[str, str]) -> tuple[float, float, str]:
-    """Wall seconds, peak RSS (MB) and stdout of one fresh process."""
+def timed(args: list[str], env: dict[str, str]) -> tuple[float, float, float, str]:
+    """Wall seconds, CPU seconds, peak RSS (MB) and stdout of one fresh process."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(args, env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     out = proc.stdout.read()  # type: ignore[union-attr]
@@ -41,7 +52,7 @@ def timed(args: list[str], env: dict[str, str]) -> tuple[float, float, str]:
     wall = time.perf_counter() - t0
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{' '.join(args)} failed with status {os.waitstatus_to_exitcode(status)}")
-    return wall, usage.ru_maxrss / 1024, out.decode("utf-8", "replace")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, out.decode("utf-8", "replace")
 
 
 def n2f(*args: str) -> list[str]:
@@ -53,29 +64,78 @@ def summary(values: list[float], unit: str, scale: float = 1.0, digits: int = 2)
     return f"median {statistics.median(values) * scale:.{digits}f} {unit} ({shown})"
 
 
+def run_folder(home: str, name: str) -> Path:
+    return next(p for p in Path(home, "runs").iterdir() if json.loads((p / "meta.json").read_text())["name"] == name)
+
+
+def copy_run(folder: Path, run_id: str, name: str, keep: int | None = None) -> Path:
+    """A copy of the run under a new id: its files hard links, its meta its own; with ``keep`` the
+    result logs are real copies cut after the first ``keep`` results (summary.json dropped)."""
+    target = folder.parent / run_id
+    shutil.copytree(folder, target, copy_function=os.link)
+    meta = json.loads((folder / "meta.json").read_text())
+    (target / "meta.json").unlink()
+    (target / "meta.json").write_text(json.dumps({**meta, "id": run_id, "name": name}))
+    if keep is not None:
+        lines = (folder / INDEX).read_bytes().splitlines(keepends=True)[:keep]
+        end = max((json.loads(line)["at"] + json.loads(line)["len"] + 1 for line in lines), default=0)
+        for name_ in (INDEX, RECORDS, SUMMARY):
+            (target / name_).unlink(missing_ok=True)
+        (target / INDEX).write_bytes(b"".join(lines))
+        with open(folder / RECORDS, "rb") as source:
+            (target / RECORDS).write_bytes(source.read(end))
+    return target
+
+
+def reader(args: list[str], env: dict[str, str], repeats: int) -> dict[str, list[float]]:
+    times = [timed(args, env) for _ in range(repeats)]
+    return {"s": [t[0] for t in times], "cpu": [t[1] for t in times], "rss": [t[2] for t in times]}
+
+
 def measure_size(size: int, repeats: int) -> dict[str, object]:
     repeat = math.ceil(size / DEDC_ITEMS)
-    with tempfile.TemporaryDirectory() as home:
+    with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as many:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env["N2F_HOME"] = home
         runs = [timed(n2f("run", "dedc", "-s", f"repeat={repeat}", "-n", str(size), "-m", "sim", "-q",
                           "--name", "big" if k == 0 else f"big{k}"), env) for k in range(repeats)]
-        shows = [timed(n2f("show", "big", "1"), env) for _ in range(repeats)]
-        reports = [timed(n2f("report", "big"), env) for _ in range(repeats)]
+        big = run_folder(home, "big")
+        copy_run(big, "dedc-half-" + big.name, "half", keep=size // 2)
+        figures: dict[str, object] = {"size": size, "run_s": [r[0] for r in runs], "run_rss_mb": [r[2] for r in runs],
+                                      "items_per_s": [size / r[0] for r in runs]}
         probe = [sys.executable, str(ROOT / "benchmarks" / "tui_open.py"), "--child"]
-        opens = [json.loads(timed([*probe, "open"], env)[2].strip().splitlines()[-1])["open"] for _ in range(repeats)]
-        moves = [pair[0] for pair in json.loads(timed([*probe, "next"], env)[2].strip().splitlines()[-1])["moves"]]
-        results = Path(home, "runs")
-        big = next(p for p in results.iterdir() if json.loads((p / "meta.json").read_text())["name"] == "big")
-        sizes = {f.name: f.stat().st_size for f in big.iterdir() if f.is_file()}
-    return {
-        "size": size,
-        "run_s": [r[0] for r in runs], "run_rss_mb": [r[1] for r in runs],
-        "items_per_s": [size / r[0] for r in runs],
-        "show_s": [s[0] for s in shows], "show_rss_mb": [s[1] for s in shows],
-        "report_s": [r[0] for r in reports], "report_rss_mb": [r[1] for r in reports],
-        "open_s": opens, "next_ms": [1000 * m for m in moves], "files_mb": {k: v / 1e6 for k, v in sizes.items()},
-    }
+        opens = [timed([*probe, "open"], env) for _ in range(repeats)]
+        figures["open"] = {"s": [json.loads(o[3].strip().splitlines()[-1])["open"] for o in opens],
+                           "cpu": [o[1] for o in opens], "rss": [o[2] for o in opens]}
+        moves = json.loads(timed([*probe, "next"], env)[3].strip().splitlines()[-1])["moves"]
+        figures["next_ms"] = [1000 * pair[0] for pair in moves]
+        figures["show"] = reader(n2f("show", "big", "1"), env, repeats)
+        figures["export"] = reader(n2f("export", "big", "--format", "jsonl", "-o", str(Path(many, "out.jsonl"))),
+                                   env, repeats)
+        figures["report"] = reader(n2f("report", "half"), env, repeats)
+        figures["files_mb"] = {f.name: f.stat().st_size / 1e6 for f in big.iterdir() if f.is_file()}
+        store = Path(many, "home", "runs")
+        store.mkdir(parents=True)
+        for k in range(COPIES):
+            copy_run(big, f"dedc-copy{k:02d}-{big.name}", f"copy{k}").rename(store / f"dedc-copy{k:02d}")
+        figures["runs"] = reader(n2f("runs"), {**env, "N2F_HOME": str(Path(many, "home"))}, repeats)
+    return figures
+
+
+def print_figures(figures: dict) -> None:
+    print(f"== {figures['size']:,} items")
+    print(f"  run      {summary(figures['run_s'], 's')}; peak RSS {summary(figures['run_rss_mb'], 'MB', digits=0)}")
+    print(f"           {summary(figures['items_per_s'], 'items/s', digits=0)}")
+    opened = figures["open"]
+    print(f"  open     first paint {summary(opened['s'], 's', digits=3)}")
+    print(f"           CPU {summary(opened['cpu'], 's')}; peak RSS {summary(opened['rss'], 'MB', digits=0)}")
+    moves = figures["next_ms"]
+    print(f"  next     median {statistics.median(moves):.1f} ms, max {max(moves):.1f} ms over {len(moves)} moves")
+    for name in ("show", "export", "report", "runs"):
+        f = figures[name]
+        print(f"  {name:<8} {summary(f['s'], 's')}; CPU {summary(f['cpu'], 's')}; peak RSS {summary(f['rss'], 'MB', digits=0)}")
+    files = ", ".join(f"{k} {v:.1f} MB" for k, v in sorted(figures["files_mb"].items()) if v >= 0.05)
+    print(f"  store    {sum(figures['files_mb'].values()):.1f} MB: {files}")
 
 
 def main() -> None:
@@ -86,16 +146,7 @@ def main() -> None:
     args = parser.parse_args()
     for size in (int(s) for s in args.sizes.split(",")):
         figures = measure_size(size, args.repeats)
-        print(f"== {size:,} items")
-        print(f"  run      {summary(figures['run_s'], 's')}; peak RSS {summary(figures['run_rss_mb'], 'MB', digits=0)}")
-        print(f"           {summary(figures['items_per_s'], 'items/s', digits=0)}")
-        print(f"  show     {summary(figures['show_s'], 's', digits=3)}; peak RSS {summary(figures['show_rss_mb'], 'MB', digits=0)}")
-        print(f"  report   {summary(figures['report_s'], 's')}; peak RSS {summary(figures['report_rss_mb'], 'MB', digits=0)}")
-        print(f"  open     {summary(figures['open_s'], 's', digits=3)} (list + first detail painted)")
-        moves = figures["next_ms"]
-        print(f"  next     median {statistics.median(moves):.1f} ms, max {max(moves):.1f} ms over {len(moves)} moves")
-        files = ", ".join(f"{k} {v:.1f} MB" for k, v in sorted(figures["files_mb"].items()) if v >= 0.05)
-        print(f"  files    {files}")
+        print_figures(figures)
         if args.json:
             print(json.dumps(figures))
         sys.stdout.flush()
