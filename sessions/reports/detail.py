@@ -68,7 +68,7 @@ def item_detail(store: RunStore, index: int, record: dict[str, Any] | None = Non
 def score_detail(store: RunStore, detail: ItemDetail) -> ItemDetail:
     """The detail with its verdict re-judged from the stored outputs (none for a pending or error item)."""
     record = detail.record
-    if not detail.needs_scoring:
+    if not detail.needs_scoring or record is None:  # needs_scoring implies a record
         return detail
     engine, settings = run_settings(store)
     verdict = engine.score(detail.item, list(record.get("outputs", [])), settings,

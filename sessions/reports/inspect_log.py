@@ -22,13 +22,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, cast
 
 from engines import get_engine
 from sessions.errors import InputError
 from sessions.reports.export import RunReader, plan_columns
 from sessions.store.files import atomic_target
 from sessions.store.runs import RunStore
+
+if TYPE_CHECKING:
+    from inspect_ai.log._log import EvalScorer  # not exported by inspect_ai.log
 
 SCORED = ("correct", "wrong", "unparseable")
 GENERATE_KEYS = ("temperature", "max_tokens", "top_p", "seed")
@@ -43,8 +46,9 @@ def inspect_model(spec: str) -> str:
 
 
 def _target(gold: Any) -> str:
-    if isinstance(gold, Mapping) and len(gold) == 1 and isinstance(next(iter(gold.values())), str):
-        return next(iter(gold.values()))
+    only = next(iter(gold.values())) if isinstance(gold, Mapping) and len(gold) == 1 else None
+    if isinstance(only, str):
+        return only
     return json.dumps(gold, ensure_ascii=False)
 
 
@@ -117,8 +121,9 @@ def _spec(store: RunStore, samples: list[Any], model: str) -> Any:
         metadata={"n2f": {"run": meta["id"], "name": meta.get("name", ""), "seed": meta.get("seed"),
                           "status": meta.get("status", ""), "template_hashes": meta.get("template_hashes", {}),
                           "provenance": provenance}},
-        scorers=[{"name": "verdict", "metrics": [{"name": "inspect_ai/accuracy"}, {"name": "inspect_ai/stderr"}]},
-                 {"name": "scores", "metrics": {k: [{"name": "inspect_ai/mean"}] for k in always}}],
+        scorers=cast("list[EvalScorer]", [  # dicts, which pydantic validates into EvalScorers
+            {"name": "verdict", "metrics": [{"name": "inspect_ai/accuracy"}, {"name": "inspect_ai/stderr"}]},
+            {"name": "scores", "metrics": {k: [{"name": "inspect_ai/mean"}] for k in always}}]),
     )
 
 
