@@ -65,9 +65,11 @@ def age_seconds(text: str) -> float:
     return amount * _AGE_UNITS[unit]
 
 
-def open_cache(config: Config) -> ResponseCache | None:
+def open_cache(config: Config) -> ResponseCache:
     """The cache file for ``n2f cache info|clear`` (made if absent)."""
-    return response_cache("openai", "use", config)
+    cache = response_cache("openai", "use", config)
+    assert cache is not None  # openai replies are cached kind and "use" is not "off"
+    return cache
 
 
 def response_cache(spec_kind: str, mode: str = "use", config: Config | None = None) -> ResponseCache | None:
