@@ -166,3 +166,44 @@ class FakeEngine:
 
     def taxonomy(self):
         return []
+
+
+def export_peak(n: int) -> int:
+    """Peak traced bytes of an export's store reads (columns, then every record in item order) on an n-item run."""
+    import tracemalloc
+
+    from sessions.reports.export import plan_columns
+
+    store = make_store(n=n)
+    for i in range(n):
+        store.add_result(i, {**record(i), "outputs": ["x" * 200]})
+    store.close()
+    reader = RunStore.open(store.id)
+    tracemalloc.start()
+    try:
+        columns = plan_columns([reader])
+        seen = sum(1 for r in reader.records_in_item_order() if r is not None)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (columns.scores, seen) == (["s"], n)
+    return peak
+
+
+def test_an_export_reads_a_run_in_memory_that_does_not_grow_with_it():
+    """Only where each record lies grows with the run (24 bytes an item here); a summary is about 700."""
+    small, large = export_peak(2000), export_peak(16000)
+    assert large < small + 40 * 14000, f"{small:,} bytes at 2,000 items, {large:,} at 16,000"
+
+
+async def test_an_export_of_a_run_reads_no_summaries_and_no_whole_file(monkeypatch):
+    from sessions.reports.export import export_rows, plan_columns
+    from sessions.store.items import RunItems
+    from tui_support import make_run
+
+    run = await make_run("exported", limit=12)
+    for owner, name in ((RunStore, "summaries"), (RunStore, "results"), (RunItems, "briefs"), (RunItems, "items")):
+        monkeypatch.setattr(owner, name, lambda *a, name=name: pytest.fail(f"an export calls {name}()"))
+    store = RunStore.open(run)
+    rows = list(export_rows([store], plan_columns([store])))
+    assert [r["index"] for r in rows] == list(range(1, 13)) and all(r["status"] != "pending" for r in rows)

@@ -8,10 +8,12 @@ annotator's labels, the settled labels and the manual changes are added. Values 
 values here (lists, mappings); ``sessions.reports.export_formats`` flattens them per format.
 
 Rows are made and handed on one at a time: a run is read item by item (its own line of the
-items file, its own record), never as a whole, so an export's memory does not grow with
-the run. The columns are known before the first row (a CSV header, a Parquet schema) from
-a first pass over what the store already keeps light: the result summaries and the items'
-briefs. A JSON-lines export is also a replay file (``-m replay:FILE``): ``id``, ``outputs``
+items file, its own record found through ``RunStore.record_places``: 16 bytes an item, not
+its summary), never as a whole, so an export's memory does not grow with the run. The
+columns are known before the first row (a CSV header, a Parquet schema) from a first pass
+over what the store keeps light: the index (for the score keys, streamed) and the items'
+brief file (one line at a time). A run with annotations also reads its labels, built from
+its result summaries (``store_labels``). A JSON-lines export is also a replay file (``-m replay:FILE``): ``id``, ``outputs``
 and ``finish_reasons`` per step.
 """
 
@@ -70,9 +72,13 @@ def plan_columns(stores: Sequence[RunStore], annotations: bool = False) -> Colum
     columns = Columns(annotations=annotations)
     scores: dict[str, None] = {}
     for store in stores:
-        for summary in store.summaries().values():
-            scores.update(dict.fromkeys(summary.get("scores", {})))
-        for brief in store.briefs():
+        places = store.record_places()
+        if places is None:  # records buffered in this process, or an earlier version's run
+            for summary in store.summaries().values():
+                scores.update(dict.fromkeys(summary.get("scores", {})))
+        else:
+            scores.update(dict.fromkeys(places.score_keys))
+        for brief in store.iter_briefs():
             for key, value in brief["meta"].items():
                 columns.meta[key] = _merged(columns.meta.get(key), _kind(value))
         if annotations:
@@ -116,15 +122,16 @@ class RunReader:
         engine = get_engine(store.meta["engine"])
         settings = settings_from_json(engine.settings_type, store.meta.get("settings", {}))
         templates = store.meta.get("templates")
-        labels = store_labels(store)
         log = store.annotations()
         try:
             marks = log.marks()
+            annotated = bool(marks or log.settled())
         finally:
             log.close()
-        for index in range(store.total):
+        labels = store_labels(store) if annotated else RunLabels(items={}, annotators=[], names={})
+        for index, stored in enumerate(store.records_in_item_order()):
             item = store.item(index)
-            record = store.record(index) or {}
+            record = stored or {}
             steps = rebuilt_steps(engine, settings, templates, item, list(record.get("outputs", [])))
             yield self.row(index, item, record, steps, labels, marks.get(item.id) or ItemMarks()), steps, record
 

@@ -17,7 +17,7 @@ import re
 import sys
 from array import array
 from pathlib import Path
-from typing import Any, Iterable, Mapping, TypedDict
+from typing import Any, Iterable, Iterator, Mapping, TypedDict
 
 from engines.core import Item
 from sessions.errors import InputError
@@ -129,6 +129,20 @@ class RunItems:
             return [{"id": item.id, "meta": item.meta} for item in self.items()]
         briefs: list[Brief] = _BRIEF_DECODER.decode("[" + ",".join(data.decode("utf-8").splitlines()) + "]")
         return briefs
+
+    def iter_briefs(self) -> Iterator[Brief]:
+        """Every item's ``{"id", "meta"}`` in run order, one line of the brief file at a time: for a reader
+        that looks at each once (an export's columns), so memory does not follow the run."""
+        try:
+            handle = open(self.folder / ITEMS_BRIEF, "rb")
+        except FileNotFoundError:  # written by an earlier version
+            yield from self.briefs()
+            return
+        with handle:
+            for line in handle:
+                if line.strip():
+                    yield json.loads(line)  # not interned: each brief is looked at once, and interning
+                    # would grow the interpreter's table of strings with every id of the run
 
     def brief_items(self) -> list[Item]:
         """Every item with its id and meta only: what reports group and name items by.

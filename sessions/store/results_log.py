@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import json
 import os
+from array import array
+from dataclasses import dataclass, field
 from sys import intern
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence, TypedDict
@@ -90,6 +92,24 @@ def summary_of(record: Mapping[str, Any]) -> Summary:
     if reasons:
         summary["finish_reasons"] = reasons
     return summary
+
+
+@dataclass
+class RecordPlaces:
+    """Where each item's latest record lies in results.jsonl: 16 bytes an item, not a summary each.
+
+    What a reader of every record (an export) keeps instead of the summaries; built by
+    ``ResultsLog.places`` from the index read a block at a time.
+    """
+
+    at: array = field(default_factory=lambda: array("q"))  # item index -> byte offset, -1: no result
+    length: array = field(default_factory=lambda: array("q"))
+    score_keys: list[str] = field(default_factory=list)  # of the latest records, in first-seen order
+
+    def place(self, index: int) -> tuple[int, int] | None:
+        if index >= len(self.at) or self.at[index] < 0:
+            return None
+        return self.at[index], self.length[index]
 
 
 def finish_reasons(steps: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -175,6 +195,51 @@ class ResultsLog:
             self._unfollowed.update(fresh)
         self._read_to += used
         return fresh
+
+    def scan(self, block: int = 1 << 16) -> Iterator[tuple[int, dict[str, Any]]]:
+        """Every readable line of the index as (item index, summary) in file order, parsed a block at a
+        time and kept by nobody; lines past the end of results.jsonl are left out (``damage`` says so)."""
+        size = self._records_size()
+        with open(self.index_path, "rb") as handle:
+            rest = b""
+            while chunk := handle.read(block):
+                lines, used = complete_lines(rest + chunk)
+                rest = (rest + chunk)[used:]
+                if not lines:
+                    continue
+                try:
+                    parsed = json.loads(b"[" + b",".join(lines) + b"]")
+                except ValueError as exc:
+                    raise InputError(f"{self.index_path} has a damaged line ({exc}); the run cannot be read") from None
+                for summary in parsed:
+                    index = summary.pop("i")
+                    if summary["at"] + summary["len"] + 1 > size:
+                        self._note_short(index)
+                    else:
+                        yield index, summary
+
+    def places(self) -> RecordPlaces | None:
+        """Each item's latest record's place (``RecordPlaces``), from one pass over the index;
+        None for a run of an earlier version (no index: its records are read whole)."""
+        if not self.index_path.exists():
+            return None if self._read_legacy() is not None else RecordPlaces()
+        places, keysets = RecordPlaces(), {}  # score keys -> their number, first seen first
+        keyset_of = array("l")
+        for index, summary in self.scan():
+            if index >= len(places.at):
+                grow = index + 1 - len(places.at)
+                places.at.extend([-1] * grow)
+                places.length.extend([0] * grow)
+                keyset_of.extend([-1] * grow)
+            places.at[index], places.length[index] = summary["at"], summary["len"]
+            keyset_of[index] = keysets.setdefault(tuple(summary.get("scores") or ()), len(keysets))
+        used = set(keyset_of)
+        places.score_keys = list(dict.fromkeys(k for keys, n in keysets.items() if n in used for k in keys))
+        return places
+
+    def record_at(self, handle: Any, place: tuple[int, int]) -> dict[str, Any]:
+        """The record at ``place`` (offset, length) of results.jsonl open in ``handle``."""
+        return self._read_one(handle, {"at": place[0], "len": place[1]})
 
     def record(self, index: int) -> dict[str, Any] | None:
         """One item's full record, parsing nothing else of the run.

@@ -37,7 +37,7 @@ from sessions.errors import InputError, RuntimeFailure
 from sessions.store.files import atomic_write_text, clean_dead_temp_files, now_iso
 from sessions.paths import ensure_writable, runs_dir
 from sessions.reports.describe import describe_run
-from sessions.store.results_log import INDEX, LEGACY, RECORDS, ResultsLog, Summary, summary_of
+from sessions.store.results_log import INDEX, LEGACY, RECORDS, RecordPlaces, ResultsLog, Summary, summary_of
 from sessions.store.index import list_run_meta, resolve_run, validate_name
 from sessions.store.items import Brief, RunItems, write_items
 from sessions.store.summary import RunSummary, read_summary, summarize
@@ -180,6 +180,9 @@ class RunStore:
     def briefs(self) -> list[Brief]:
         return self.item_files.briefs()
 
+    def iter_briefs(self) -> Iterator[Brief]:
+        return self.item_files.iter_briefs()
+
     def brief_items(self) -> list[Item]:
         return self.item_files.brief_items()
 
@@ -226,6 +229,35 @@ class RunStore:
             snapshot = {i: s for i, s in self._log.summaries().items() if i not in buffered}
         yield from self._log.iter_records(snapshot)
         yield from buffered.items()
+
+    def record_places(self) -> RecordPlaces | None:
+        """Where each item's latest record lies (16 bytes an item, ``RecordPlaces``), from one pass over
+        the index; None while this process holds records not yet flushed, or for an earlier version's run."""
+        with self._buffer_lock:
+            if self._buffer:
+                return None
+        with self._log_lock:
+            return self._log.places()
+
+    def records_in_item_order(self, places: RecordPlaces | None = None) -> Iterator[dict[str, Any] | None]:
+        """Each item's latest full record (None while pending), item by item in run order, keeping only
+        where the records lie (``record_places``), not their summaries: what an export reads."""
+        places = places or self.record_places()
+        if places is None:
+            yield from (self.record(index) for index in range(self.total))
+            return
+        handle = None
+        try:
+            for index in range(self.total):
+                place = places.place(index)
+                if place is None:
+                    yield None
+                    continue
+                handle = handle or open(self.folder / RECORDS, "rb")
+                yield self._log.record_at(handle, place)
+        finally:
+            if handle is not None:
+                handle.close()
 
     def add_result(self, index: int, record: dict[str, Any]) -> None:
         """Buffer one item's record; flushed in batches at least once a second."""
