@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable, Mapping
 
 from engines.core import ItemResult, RunResults, Tag
 from n2f_tui.state import RunState
@@ -14,22 +14,41 @@ def engine_metrics(state: RunState, cache: dict[int, tuple[int, ItemResult]]) ->
     """The engine's report metrics over the results so far (pure: runs in a thread).
 
     ``cache`` keeps each item's ItemResult between calls (keyed by the record's version),
-    so a live run pays for reading and converting each record once, not once per refresh;
-    the first call reads the whole log in one pass.
+    so a live run pays for converting each result once, not once per refresh. The results
+    are made as the report's (``sessions.store.results.load_results``): from the summaries
+    the state holds and the items' briefs, the full records read (one at a time) only for an
+    engine whose report reads outputs, so a 100,000-item run's header costs no record and
+    no item's inputs.
     """
     versions = dict(state.versions)
     stale = [i for i in list(state.records) if (hit := cache.get(i)) is None or hit[0] != versions.get(i, 0)]
-    if stale:
-        bulk = len(stale) > BULK_READ
-        full = state.store.results() if bulk else {i: state.store.record(i) for i in stale}
-        items = state.store.brief_items() if bulk else state.items
-        for index in stale:
-            record = full.get(index)
-            if record is None:
-                continue
+    if not stale:
+        return _metrics(state, cache)
+    wanted = set(stale)
+    items = state.store.brief_items_at(wanted) if len(stale) > BULK_READ else {i: state.items[i] for i in stale}
+    shared: dict[str, Tag] = {}
+    labels = state.labels()
+
+    def tag(code: str) -> Tag:
+        return shared.get(code) or shared.setdefault(code, Tag(code=code, label=labels.get(code, code)))
+
+    if state.engine.report_reads_outputs:
+        found: Iterable[tuple[int, Mapping[str, Any] | None]] = (
+            ((i, r) for i, r in state.store.iter_results() if i in wanted) if len(stale) > BULK_READ
+            else ((i, state.store.record(i)) for i in stale))
+        converted = ((i, r, [str(t["code"]) for t in r.get("tags", [])], list(r.get("outputs", [])))
+                     for i, r in found if r is not None)
+    else:
+        converted = ((i, s, list(s.get("tags", [])), []) for i in stale if (s := state.records.get(i)) is not None)
+    for index, entry, codes, outputs in converted:
+        if index in items:
             cache[index] = (versions.get(index, 0), ItemResult(
-                item=items[index], status=record.get("status", "error"), scores=dict(record.get("scores", {})),
-                tags=[Tag.from_json(t) for t in record.get("tags", [])], outputs=list(record.get("outputs", []))))
+                item=items[index], status=entry.get("status", "error"), scores=dict(entry.get("scores", {})),
+                tags=[tag(code) for code in codes], outputs=outputs))
+    return _metrics(state, cache)
+
+
+def _metrics(state: RunState, cache: dict[int, tuple[int, ItemResult]]) -> dict[str, Any]:
     results = [cache[i][1] for i in sorted(cache)]
     run = RunResults(name=state.store.label, model=state.store.meta.get("model", ""), settings=state.settings,
                      results=results)
