@@ -102,8 +102,8 @@ class RecordPlaces:
     ``ResultsLog.places`` from the index read a block at a time.
     """
 
-    at: array = field(default_factory=lambda: array("q"))  # item index -> byte offset, -1: no result
-    length: array = field(default_factory=lambda: array("q"))
+    at: array[int] = field(default_factory=lambda: array("q"))  # item index -> byte offset, -1: no result
+    length: array[int] = field(default_factory=lambda: array("q"))
     score_keys: list[str] = field(default_factory=list)  # of the latest records, in first-seen order
 
     def place(self, index: int) -> tuple[int, int] | None:
@@ -231,7 +231,7 @@ class ResultsLog:
         None for a run of an earlier version (no index: its records are read whole)."""
         if not self.index_path.exists():
             return None if self._read_legacy() is not None else RecordPlaces()
-        places, keysets = RecordPlaces(), {}  # score keys -> their number, first seen first
+        places, keysets = RecordPlaces(), dict[tuple[str, ...], int]()  # score keys -> their number, first seen first
         keyset_of = array("l")
         for index, summary in self.scan():
             if index >= len(places.at):
