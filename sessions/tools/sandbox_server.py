@@ -4,7 +4,10 @@ Why a fork server: a fresh ``python -I`` costs ~20 ms of start-up, so 16 runs of
 program cost ~250 ms on 2 cores (measured; ``benchmarks/rgp_run.py``). This process
 starts once (``python -I`` on this file, in its own session, with an empty environment:
 no API key is ever in its memory) and forks a child per run; the child isolates itself
-and executes the program in the freshly forked interpreter.
+and executes the program in the freshly forked interpreter. What the 16 runs of one
+program can share without sharing a process is made once in the server and inherited
+by each fork: the program's code (``CompiledPrograms``: the server compiles, never runs),
+the seccomp filter's argument and the ctypes types the children use.
 
 It imports only the standard library and never the harness: ``sessions/tools/sandbox.py``
 talks to it over JSON lines on stdin/stdout.
@@ -66,6 +69,7 @@ import sysconfig
 import time
 import traceback
 import types
+import warnings
 
 TYPE_CHECKING = False  # mypy reads it as True; the server does not import typing into the programs it forks
 if TYPE_CHECKING:
@@ -105,6 +109,9 @@ SETUP_FAILED = 125
 ONE_THREAD = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
 GRACE_S = 1.0  # after a run's main process is gone or killed, how long its pipes may stay open
 READ_CHUNK = 65536
+COMPILE_MAX_CHARS = 32 * 2**10  # longer programs compile in each of their runs, as all did before
+COMPILED_KEPT = 32  # programs whose code the server keeps: the 16 runs of one program come together
+DEEPER_FRAMES = 8  # how many calls deeper than a run the server compiles (CompiledPrograms)
 
 libc = ctypes.CDLL(None, use_errno=True)
 
@@ -151,11 +158,13 @@ def pivot_root_here() -> None:
     os.chdir("/")
 
 
+# ctypes makes an array type on its first use in a process: made here, the server's runs inherit them
+CAP_HEADER, CAP_DATA = ctypes.c_uint32 * 2, ctypes.c_uint32 * 6
+
+
 def drop_capabilities() -> None:
     """Empty the effective, permitted and inheritable sets (a fork server never execs to lose them)."""
-    header = (ctypes.c_uint32 * 2)(CAPABILITY_V3, 0)
-    data = (ctypes.c_uint32 * 6)()
-    _check(libc.capset(header, data), "capset")
+    _check(libc.capset(CAP_HEADER(CAPABILITY_V3, 0), CAP_DATA()), "capset")
 
 
 def seccomp_filter() -> bytes:
@@ -180,11 +189,16 @@ def seccomp_filter() -> bytes:
     return b"".join(struct.pack("=HBBI", op, jump(i, jt), jump(i, jf), k) for i, (op, jt, jf, k) in enumerate(code))
 
 
-def install_seccomp(program: bytes) -> None:
-    """Load ``program`` (after PR_SET_NO_NEW_PRIVS, which an unprivileged filter needs)."""
+def seccomp_argument(program: bytes) -> tuple[ctypes.Array[ctypes.c_char], ctypes.c_char_p]:
+    """``program`` as prctl(PR_SET_SECCOMP) takes it, a sock_fprog and the buffer it points to (kept alive
+    with it). Made once in the server: each run's child, a fork, finds both at the same address."""
     buffer = ctypes.create_string_buffer(program, len(program))
-    fprog = struct.pack("=HxxxxxxQ", len(program) // 8, ctypes.addressof(buffer))
-    _check(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.c_char_p(fprog), 0, 0), "seccomp")
+    return buffer, ctypes.c_char_p(struct.pack("=HxxxxxxQ", len(program) // 8, ctypes.addressof(buffer)))
+
+
+def install_seccomp(argument: tuple[ctypes.Array[ctypes.c_char], ctypes.c_char_p]) -> None:
+    """Load the filter ``seccomp_argument`` prepared (after PR_SET_NO_NEW_PRIVS, which an unprivileged filter needs)."""
+    _check(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, argument[1], 0, 0), "seccomp")
 
 
 def become(uid: int) -> None:
@@ -280,6 +294,7 @@ class Isolation:
         self.notes: list[str] = []
         self.plan = RootPlan()
         self.seccomp = seccomp_filter()
+        self.seccomp_argument = seccomp_argument(self.seccomp) if self.seccomp else None
         self.proc_fd = -1  # the real /proc, kept to write each run's uid map after pivot_root
         self.pidns_fd = -1  # the server's own pid namespace, re-entered before each run's new one
         try:
@@ -437,8 +452,10 @@ PROBE_LIMITS = {"timeout_s": 5.0, "memory_bytes": 512 * 2**20, "file_bytes": 2**
                 "processes": 1, "output_bytes": 2**16, "scratch_mb": 1, "cpu_s": 5}
 
 
-def child_main(request: dict[str, Any], fds: dict[str, int], uid: int, iso: Isolation) -> None:
-    """The run's process, pid 1 of its own pid namespace: isolate, report set-up on fd 3, run. Never returns."""
+def child_main(request: dict[str, Any], fds: dict[str, int], uid: int, iso: Isolation,
+               code: types.CodeType | None = None) -> None:
+    """The run's process, pid 1 of its own pid namespace: isolate, report set-up on fd 3, run (``code``,
+    the program compiled by the server, or compiled here when None). Never returns."""
     limits = request["limits"]
     try:
         signal.set_wakeup_fd(-1)
@@ -457,8 +474,8 @@ def child_main(request: dict[str, Any], fds: dict[str, int], uid: int, iso: Isol
         else:
             drop_capabilities()
         prctl(PR_SET_NO_NEW_PRIVS, 1)
-        if iso.seccomp:
-            install_seccomp(iso.seccomp)
+        if iso.seccomp_argument:
+            install_seccomp(iso.seccomp_argument)
         os.environ.clear()
         os.environ.update({"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp/run",
                            "TMPDIR": "/tmp", **ONE_THREAD})
@@ -469,7 +486,7 @@ def child_main(request: dict[str, Any], fds: dict[str, int], uid: int, iso: Isol
             os.write(3, f"sandbox setup failed: {exc!r}".encode()[:2000])
         finally:
             os._exit(SETUP_FAILED)
-    os._exit(run_program(request["program"]))
+    os._exit(run_program(request["program"], code))
 
 
 def set_limits(limits: dict[str, Any]) -> None:
@@ -487,8 +504,9 @@ def set_limits(limits: dict[str, Any]) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limits["memory_bytes"],) * 2)
 
 
-def run_program(source: str) -> int:
-    """Execute the program as ``python -I main.py`` would; returns the exit status."""
+def run_program(source: str, compiled: types.CodeType | None = None) -> int:
+    """Execute the program as ``python -I main.py`` would (``compiled``: its code, when the server has it);
+    returns the exit status."""
     sys.stdin = sys.__stdin__ = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)),  # type: ignore[misc]  # the program's fresh streams are its originals too
                                                  encoding="utf-8")
     sys.stdout = sys.__stdout__ = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)),  # type: ignore[misc]  # as stdin
@@ -503,7 +521,7 @@ def run_program(source: str) -> int:
     linecache.cache["main.py"] = (len(source), None, source.splitlines(True), "main.py")
     code = 0
     try:
-        exec(compile(source, "main.py", "exec"), main.__dict__)  # noqa: S102 - this is the sandboxed child
+        exec(compiled or compile_program(source), main.__dict__)  # noqa: S102 - this is the sandboxed child
     except SystemExit as exc:
         code = _exit_status(exc.code)
     except BaseException as exc:  # noqa: BLE001 - an uncaught exception ends the program with status 1
@@ -521,6 +539,48 @@ def run_program(source: str) -> int:
         except BaseException:  # noqa: BLE001 - as CPython: a failed final flush is status 120
             code = code or 120
     return code
+
+
+def compile_program(source: str) -> types.CodeType:
+    """The program's code as ``python -I main.py`` compiles it: the one call, in the server and in a run alike."""
+    return compile(source, "main.py", "exec")
+
+
+class CompiledPrograms:
+    """Each program compiled once, in the server, and its runs' forks inheriting the code: a run's own
+    compile of the same text was a third of its CPU. The server compiles, never runs: the harness already
+    parses every program in its own process (``engines.rgp.parse``), and a program over COMPILE_MAX_CHARS is
+    left to its runs. So is a compile whose outcome a run could see otherwise, the run then compiling as
+    before: an error or a warning (the run prints it on its stderr), and the compiler's recursion limit,
+    which depends on the stack depth: the server compiles DEEPER_FRAMES calls below where a run would,
+    so what compiles here compiles there.
+    """
+
+    def __init__(self) -> None:
+        self._codes: dict[str, types.CodeType | None] = {}
+
+    def get(self, source: str) -> types.CodeType | None:
+        """The program's code, or None: its runs compile it."""
+        if len(source) > COMPILE_MAX_CHARS:
+            return None
+        code = self._codes.pop(source) if source in self._codes else _compiled_quietly(source, DEEPER_FRAMES)
+        self._codes[source] = code  # the most recent last
+        while len(self._codes) > COMPILED_KEPT:
+            del self._codes[next(iter(self._codes))]
+        return code
+
+
+def _compiled_quietly(source: str, frames: int) -> types.CodeType | None:
+    """``compile_program(source)``, ``frames`` calls deeper; None when it fails or warns."""
+    if frames:
+        return _compiled_quietly(source, frames - 1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            code = compile_program(source)
+        except Exception:  # noqa: BLE001 - a syntax error, null bytes, the recursion or memory limit: the run reports it
+            return None
+    return None if caught else code
 
 
 def _exit_status(value: object) -> int:
@@ -579,6 +639,7 @@ class Server:
         self.free_slots = list(range(iso.slots))
         self.queue: list[dict[str, Any]] = []
         self.runs: dict[int, Run] = {}  # pid -> run
+        self.compiled = CompiledPrograms()
         self.control = bytearray()
         self.closing = False
         wake_r, wake_w = os.pipe()
@@ -646,10 +707,11 @@ class Server:
         pipes = {name: os.pipe() for name in ("stdin", "stdout", "stderr", "status")}
         child_ends = {"stdin": pipes["stdin"][0], "stdout": pipes["stdout"][1],
                       "stderr": pipes["stderr"][1], "status": pipes["status"][1]}
+        code = self.compiled.get(request["program"])
         self.iso.fresh_pid_namespace()
         pid = os.fork()
         if pid == 0:
-            child_main(request, child_ends, uid, self.iso)
+            child_main(request, child_ends, uid, self.iso, code)
         run.pid = pid
         for fd in child_ends.values():
             os.close(fd)
