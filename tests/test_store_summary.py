@@ -207,3 +207,19 @@ async def test_an_export_of_a_run_reads_no_summaries_and_no_whole_file(monkeypat
     store = RunStore.open(run)
     rows = list(export_rows([store], plan_columns([store])))
     assert [r["index"] for r in rows] == list(range(1, 13)) and all(r["status"] != "pending" for r in rows)
+
+
+async def test_the_inspectors_header_metrics_read_no_record_and_no_item_inputs(monkeypatch):
+    from n2f_tui import run_metrics
+    from n2f_tui.state import RunState
+    from tui_support import make_run
+
+    run = await make_run("metrics", limit=30)
+    state = RunState(RunStore.open(run))
+    monkeypatch.setattr(run_metrics, "BULK_READ", 5)  # 30 results: the bulk path, as a big run's first refresh
+    for name in ("record", "results", "iter_results", "item", "items"):
+        monkeypatch.setattr(RunStore, name, lambda *a, name=name: pytest.fail(f"the metrics call store.{name}()"))
+    cache: dict = {}
+    metrics = run_metrics.engine_metrics(state, cache)
+    assert metrics and len(cache) == 30
+    assert all(not result.item.inputs and not result.outputs for _, result in cache.values())
