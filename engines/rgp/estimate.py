@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 from engines.parsing import shorten
+from engines.rgp import program_tree
 from engines.rgp.grids import K, LETTERS, component_of
 
 N_MIN, N_MAX = 2 * K, 16 * K  # u*k, d*k
@@ -142,11 +143,10 @@ def _all_or_source(nodes: list[ast.expr | None]) -> list[Any]:
     return ["**" if n is None else ast.unparse(n).strip() for n in nodes]
 
 
-def dict_entries(tree: ast.Module) -> list[list[tuple[Any, Any]]]:
+def dict_entries(dicts: Iterable[ast.Dict]) -> list[list[tuple[Any, Any]]]:
     """Each ``ast.Dict``'s (key, value) pairs, duplicate keys merged as a dict would."""
     found = []
-    nodes = sorted((n for n in ast.walk(tree) if isinstance(n, ast.Dict)), key=lambda n: (n.lineno, n.col_offset))
-    for node in nodes:  # in reading order (the sums do not depend on it)
+    for node in sorted(dicts, key=lambda n: (n.lineno, n.col_offset)):  # in reading order (the sums do not depend on it)
         pairs = list(zip(_all_or_source(list(node.keys)), _all_or_source(list(node.values))))
         try:
             pairs = list(dict(pairs).items())
@@ -156,20 +156,10 @@ def dict_entries(tree: ast.Module) -> list[list[tuple[Any, Any]]]:
     return found
 
 
-def dict_lines(tree: ast.Module) -> set[int]:
-    """0-based lines of dict assignments and dict comprehensions."""
-    lines: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict) or isinstance(node, ast.DictComp):
-            lines.update(range(node.lineno - 1, (node.end_lineno or node.lineno)))
-    return lines
-
-
-def assignments(tree: ast.Module) -> list[tuple[str, str]]:
+def assignments(nodes: Iterable[ast.Assign]) -> list[tuple[str, str]]:
+    """(target, value) source pairs, tuple-to-tuple assignments unpacked pairwise."""
     pairs: list[tuple[str, str]] = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Assign):
-            continue
+    for node in nodes:
         tuples = [t for t in node.targets if isinstance(t, ast.Tuple)]
         if isinstance(node.value, ast.Tuple) and len(tuples) == len(node.targets):
             left = [ast.unparse(e) for t in tuples for e in t.elts]
@@ -277,8 +267,9 @@ def estimate(program: str) -> Estimate:
     tree = _parse(code)
     if tree is None:
         notes.append("the program without comments does not parse: dicts and assignments are not analysed")
+    parts = program_tree.walk(tree) if tree else None
     seen: set[Space] = set()
-    for pairs in dict_entries(tree) if tree else []:
+    for pairs in dict_entries(parts.dicts) if parts else []:
         for key, value in pairs:
             space = key_space(key)
             n = 0 if space in seen else size(space)
@@ -288,9 +279,10 @@ def estimate(program: str) -> Estimate:
             m_dict += m
             entries.append(Entry("dict", show(space), f"{key!r}: {shorten(repr(value), 80)}", n, m))
 
-    removed = dict_lines(tree) if tree else set()
-    code = "\n".join(line for i, line in enumerate(code.split("\n")) if i not in removed)
-    rest = _parse(code)
+    lines = code.split("\n")
+    removed = parts.dict_lines if parts else set()
+    code = "\n".join(line for i, line in enumerate(lines) if i not in removed)
+    rest = _rest_assignments(parts, lines, code)
     if tree is not None and rest is None:
         notes.append("the program without its dict lines does not parse: assignments are not analysed")
     store = variable_spaces(assignments(rest)) if rest else {}
@@ -298,6 +290,18 @@ def estimate(program: str) -> Estimate:
     root = _line_tree(code, store)
     n_block, m_block = _walk(root, entries)
     return Estimate(n_dict, m_dict, n_block, m_block, tuple(entries), tuple(notes))
+
+
+def _rest_assignments(parts: program_tree.TreeParts | None, lines: list[str], rest: str) -> list[ast.Assign] | None:
+    """The assignments of the program without its dict lines (``rest``): from the one walk when it can tell,
+    else from parsing ``rest``; None when there is no tree or ``rest`` does not parse."""
+    if parts is None:
+        return None
+    found = program_tree.rest_assignments(parts, lines)
+    if found is not None:
+        return found
+    tree = _parse(rest)
+    return program_tree.walk(tree).assigns if tree else None
 
 
 def _line_tree(code: str, store: dict[str, Space]) -> _Line:

@@ -12,6 +12,7 @@ The syntax check only parses (``ast``); nothing here ever runs the program.
 from __future__ import annotations
 
 import ast
+import hashlib
 import re
 from dataclasses import dataclass
 
@@ -40,14 +41,42 @@ def extract_program(reply: str) -> Extraction:
     return Extraction("", "")
 
 
+KEPT_VERDICTS = 1024  # programs whose syntax verdict is kept: more than the items a run has in flight
+
+
 def syntax_problem(program: str) -> ParseFailure | None:
-    """Where the program fails to parse as Python, or None when it parses."""
+    """Where the program fails to parse as Python, or None when it parses.
+
+    An item asks this of its program three times (choosing the sandbox step, again when the run
+    rebuilds the prompts of its replies, and when scoring): the verdict is kept, keyed by a digest
+    of the text (so a kept verdict holds no program), and the program is parsed once. A verdict of
+    the recursion or memory limit depends on where it is asked and is not kept."""
+    key = hashlib.blake2b(program.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    verdict = _verdicts.pop(key, _UNKNOWN)
+    if verdict is _UNKNOWN:
+        verdict, lasting = _syntax_verdict(program)
+        if not lasting:
+            return verdict
+    _verdicts[key] = verdict  # the most recent last
+    while len(_verdicts) > KEPT_VERDICTS:
+        _verdicts.pop(next(iter(_verdicts)), None)
+    return verdict
+
+
+_UNKNOWN = ParseFailure("", 0, 0, "")  # a key's absence (None is a verdict: the program parses)
+_verdicts: dict[bytes, ParseFailure | None] = {}
+
+
+def _syntax_verdict(program: str) -> tuple[ParseFailure | None, bool]:
+    """The verdict, and whether it holds wherever it is asked."""
     try:
         ast.parse(program)
     except SyntaxError as exc:
         line, column = exc.lineno or 0, exc.offset or 0
         source = program.splitlines()[line - 1] if 0 < line <= len(program.splitlines()) else (exc.text or "")
-        return ParseFailure(exc.msg or "invalid syntax", line, column, caret_under(source.rstrip(), max(column, 1)))
-    except (ValueError, RecursionError, MemoryError) as exc:  # null bytes, absurd nesting
-        return ParseFailure(f"cannot be parsed: {type(exc).__name__}: {exc}", 0, 0, "")
-    return None
+        return ParseFailure(exc.msg or "invalid syntax", line, column, caret_under(source.rstrip(), max(column, 1))), True
+    except ValueError as exc:  # null bytes
+        return ParseFailure(f"cannot be parsed: {type(exc).__name__}: {exc}", 0, 0, ""), True
+    except (RecursionError, MemoryError) as exc:  # absurd nesting
+        return ParseFailure(f"cannot be parsed: {type(exc).__name__}: {exc}", 0, 0, ""), False
+    return None, True
