@@ -48,6 +48,7 @@ def test_concurrency_check_at_small_sizes(n2f_home, transport):
         assert f.transport == transport and f.latency_s == 0.05
         assert 0 < f.efficiency <= 1.2
         assert f.ideal_per_s == f.concurrency / 0.05
+        assert f.floor_per_s > 0 and f.ratio == pytest.approx(f.calls_per_s / f.floor_per_s, abs=0.01)
     assert os.environ["N2F_HOME"] == str(n2f_home)
     assert no_runs(n2f_home)
 
@@ -79,8 +80,27 @@ def test_limit_below_one_is_bad_input():
 
 
 def test_the_plan_keeps_a_fixed_number_of_latency_rounds():
-    assert bench.plan_for(0.2) == ((1, 10), (8, 80), (64, 640))
-    assert bench.plan_for(2.0) == ((1, 3), (8, 24), (64, 192))
+    assert bench.plan_for(0.2) == ((1, 10), (16, 160), (64, 640), (256, 2560))
+    assert bench.plan_for(2.0) == ((1, 3), (16, 48), (64, 192), (256, 768))
+
+
+def test_the_json_report_has_the_floor_and_ratio_of_each_point(n2f_home):
+    report = bench.BenchReport(concurrency=bench.bench_concurrency(0.02, plan=((2, 4), (4, 8))))
+    points = report.to_json()["concurrency"]
+    assert [p["concurrency"] for p in points] == [2, 4]
+    assert all(p["floor_per_s"] > 0 and p["ratio"] > 0 for p in points)
+
+
+def test_the_printed_table_shows_the_floor_and_the_ratio():
+    from n2f_tui.commands.upkeep import _concurrency_table
+
+    point = bench.ConcurrencyFigures(transport="aiohttp", latency_s=0.2, concurrency=256, items=2560, calls=2560,
+                                     seconds=10.0, calls_per_s=256.0, ideal_per_s=1280.0, efficiency=0.2,
+                                     floor_per_s=280.0, ratio=0.914)
+    table = _concurrency_table(bench.BenchReport(concurrency=[point]))
+    headers = [column.header for column in table.columns]
+    assert headers[-2:] == ["sdk/s", "ratio"]
+    assert [list(column.cells)[0] for column in table.columns][-2:] == ["280.0", "0.91x"]
 
 
 def test_the_bench_stub_streams_when_asked(n2f_home):

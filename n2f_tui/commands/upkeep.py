@@ -124,12 +124,15 @@ def _engine_table(report: Any) -> Table:
 
 def _concurrency_table(report: Any) -> Table:
     table = Table(title="concurrency: openai backend (SDK transport) against a loopback stub answering after a latency",
-                  caption="efficiency = calls/s / (j / latency)")
-    for column in ("transport", "latency", "-j", "items", "seconds", "calls/s", "ideal/s", "efficiency"):
+                  caption="efficiency = calls/s / (j / latency); sdk/s = a plain openai SDK loop at the same -j "
+                          "on the same transport and stub, measured just before; ratio = calls/s / sdk/s")
+    for column in ("transport", "latency", "-j", "items", "seconds", "calls/s", "ideal/s", "efficiency", "sdk/s",
+                   "ratio"):
         table.add_column(column, justify="left" if column == "transport" else "right")
     for c in report.concurrency:
         table.add_row(c.transport, f"{c.latency_s * 1000:.0f} ms", str(c.concurrency), str(c.items), f"{c.seconds:.2f}",
-                      f"{c.calls_per_s:.1f}", f"{c.ideal_per_s:.0f}", f"{100 * c.efficiency:.1f}%")
+                      f"{c.calls_per_s:.1f}", f"{c.ideal_per_s:.0f}", f"{100 * c.efficiency:.1f}%",
+                      f"{c.floor_per_s:.1f}", f"{c.ratio:.2f}x")
     return table
 
 

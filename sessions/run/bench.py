@@ -11,7 +11,13 @@ Two measurements, no printing (the CLI presents them):
   of its transports) against a loopback stub that answers after a fixed latency (200 ms,
   a fast server; 2 s, a typical real reply). With ``j`` items in flight the ideal is
   ``j / latency`` calls per second; the efficiency says how much of that our own
-  scheduling, client and store keep.
+  scheduling, client and store keep. Beside each point, in the same process and right
+  before it, the plain-SDK floor: the same number of calls through a bare
+  ``openai.AsyncOpenAI`` loop under an ``asyncio.Semaphore(j)`` on the same transport.
+  The ratio (n2f's calls/s over the floor's) is what n2f costs on top of the SDK; the
+  ideal is not reachable at high ``j`` on a small machine, where both are CPU-bound,
+  and the machine's other load moves both figures together, which it does not do to
+  the ratio.
 """
 
 from __future__ import annotations
@@ -58,12 +64,12 @@ DEFAULT_LATENCIES = (0.2, 2.0)
 DEFAULT_TRANSPORTS = ("aiohttp", "httpx")
 ROUNDS = {0.2: 10, 2.0: 3}  # latency rounds per point; other latencies get ROUNDS_DEFAULT
 ROUNDS_DEFAULT = 5
-CONCURRENCIES = (1, 8, 64)
+CONCURRENCIES = (1, 16, 64, 256)
 
 
 def plan_for(latency: float) -> tuple[tuple[int, int], ...]:
     """(concurrency, items) points: a fixed number of latency rounds each, ten at 200 ms so that
-    opening 64 connections at the start weighs on the figure no more than on a real run of that
+    opening ``j`` connections at the start weighs on the figure no more than on a real run of that
     size, three at 2 s (where it weighs ten times less) to keep the bench short."""
     rounds = ROUNDS.get(latency, ROUNDS_DEFAULT)
     return tuple((j, j * rounds) for j in CONCURRENCIES)
@@ -97,6 +103,8 @@ class ConcurrencyFigures:
     calls_per_s: float
     ideal_per_s: float
     efficiency: float
+    floor_per_s: float  # the plain-SDK loop's calls/s at the same j, same calls, measured just before
+    ratio: float  # calls_per_s / floor_per_s
 
 
 @dataclass
@@ -338,14 +346,47 @@ def stub_process(latency: float) -> Iterator[str]:
             child.wait()
 
 
+def sdk_http_client(transport: str) -> Any:
+    """The SDK's own HTTP client on ``transport``, with the SDK's defaults (as the backend makes it)."""
+    import openai
+
+    return openai.DefaultAioHttpClient() if transport == "aiohttp" else openai.DefaultAsyncHttpxClient()
+
+
+async def sdk_floor(base_url: str, concurrency: int, calls: int, transport: str = "aiohttp") -> float:
+    """Calls per second of a plain ``openai`` SDK loop: ``calls`` chat completions through
+    ``chat.completions.create``, at most ``concurrency`` at once (an ``asyncio.Semaphore``), one short
+    message each. No engine, no store, no cache: what any client of the SDK pays, the floor under n2f."""
+    import openai
+
+    client = openai.AsyncOpenAI(base_url=base_url, api_key="not-needed", max_retries=0,
+                                http_client=sdk_http_client(transport))
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(number: int) -> None:
+        async with gate:
+            await client.chat.completions.create(model=STUB_MODEL,
+                                                 messages=[{"role": "user", "content": f"question {number}"}])
+
+    try:
+        started = time.perf_counter()
+        await asyncio.gather(*(one(number) for number in range(calls)))
+        seconds = time.perf_counter() - started
+    finally:
+        await client.close()
+    return calls / seconds if seconds > 0 else 0.0
+
+
 def concurrency_point(base_url: str, concurrency: int, items: int, latency: float,
                       transport: str = "aiohttp") -> ConcurrencyFigures:
-    """``items`` dedc items at ``-j concurrency`` through the OpenAI backend.
+    """``items`` dedc items at ``-j concurrency`` through the OpenAI backend, right after the plain-SDK
+    floor on as many calls (``sdk_floor``).
 
     Each point gets its own scratch home, hence an empty response cache: a reply cached
     by an earlier point would skip the server and inflate the figure. dedc repeats its
     items to reach ``items``.
     """
+    floor = asyncio.run(sdk_floor(base_url, concurrency, items, transport))
     base = len(prepare.build_items("dedc", (), prepare.DEFAULT_SEED)[2])
     settings = (f"repeat={-(-items // base)}",)
     with scratch_home():
@@ -363,6 +404,8 @@ def concurrency_point(base_url: str, concurrency: int, items: int, latency: floa
         calls_per_s=round(rate, 1),
         ideal_per_s=round(ideal, 1),
         efficiency=round(rate / ideal, 3),
+        floor_per_s=round(floor, 1),
+        ratio=round(rate / floor, 3) if floor > 0 else 0.0,
     )
 
 
