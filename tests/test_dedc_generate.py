@@ -200,7 +200,7 @@ def test_repeat_ids_unique():
 def test_pool_candidates_are_every_matching_sample_in_order():
     """The repeated per-DAG candidates equal the sorted scan over the whole pool they stand for."""
     pool = gen.GeneratedItems(DedcSettings(repeat=3), 0).pool
-    samples = pool.samples
+    samples = list(pool.samples)
     assert len(samples) == 3 * len(filled_dags())
     for sample in samples[:40]:
         for excluded in (None, sample.graph_tp):
@@ -301,7 +301,7 @@ def test_scheme_order_and_patterns_match_official():
 
 @pytest.mark.needs_data
 def test_every_official_demo_pattern_is_generated():
-    samples = {(s.dag.shape, s.dag.prims): s for s in gen._instances(0, 1)}
+    samples = {(s.dag.shape, s.dag.prims): s for s in gen.Samples(0, 1)}
     for path, names in ((DATA / "4_to_4_shot3.full.jsonl", "opaque"), (DATA / "4_to_4_shot3_cross.full.jsonl", "cross")):
         for row in read_jsonl(path):
             for d in row["demo"]:

@@ -184,25 +184,31 @@ class _Pool:
 
     The samples are repeat-major (sample ``k * period + d`` is repeat ``k`` of filled DAG
     ``d``), and a sample's tags and graph type depend on its DAG only, so candidates are
-    found among the first ``period`` samples and repeated (``_Repeated``) for the rest.
+    found among the first ``period`` samples and repeated (``_Repeated``) for the rest;
+    ``kind(i)`` is the first sample of ``i``'s DAG, which answers for it without making it.
     """
 
-    def __init__(self, samples: Sequence[Sample], period: int):
+    def __init__(self, samples: Samples):
         self.samples = samples
-        self.period = period
-        self.repeats = len(samples) // period if period else 0
+        self.period = samples.period
+        self.repeats = samples.repeats
         self.by_tag: dict[str, list[int]] = {}
-        for d, s in enumerate(samples[:period]):
+        for d, s in enumerate(samples.first):
             for t in s.tags:
                 self.by_tag.setdefault(t, []).append(d)
         self._cache: dict[tuple[frozenset[str], Any], _Repeated] = {}
+
+    def kind(self, index: int) -> Sample:
+        """A sample with the DAG (so the fill, tags and graph type) of sample ``index``."""
+        return self.samples.first[index % self.period]
 
     def candidates(self, tags: frozenset[str], exclude_tp: Any = None) -> _Repeated:
         """Every sample sharing a tag with ``tags`` (and not of graph type ``exclude_tp``), ascending."""
         key = (tags, exclude_tp)
         if key not in self._cache:
             found = {d for t in tags for d in self.by_tag.get(t, ())}
-            dags = [d for d in sorted(found) if exclude_tp is None or self.samples[d].graph_tp != exclude_tp]
+            first = self.samples.first
+            dags = [d for d in sorted(found) if exclude_tp is None or first[d].graph_tp != exclude_tp]
             self._cache[key] = _Repeated(dags, self.period, self.repeats)
         return self._cache[key]
 
@@ -211,19 +217,19 @@ def _draw(pool: _Pool, rng: random.Random, item: Sample, shots: int, exclude_tp:
           aim_tp: Any = None) -> list[int]:
     """Draw ``shots`` demos covering the item's tags (and with one of ``aim_tp`` if given)."""
     cands = pool.candidates(item.tags, exclude_tp)
-    samples = pool.samples
+    kind = pool.kind
     own = item.dag.fill
     need = item.tags
 
     def ok(pick: Sequence[int]) -> bool:
         covered: set[str] = set()
         for i in pick:
-            if samples[i].dag.fill == own:
+            if kind(i).dag.fill == own:
                 return False
-            covered |= samples[i].tags
+            covered |= kind(i).tags
         if not need <= covered:
             return False
-        return aim_tp is None or any(samples[i].graph_tp == aim_tp for i in pick)
+        return aim_tp is None or any(kind(i).graph_tp == aim_tp for i in pick)
 
     if len(cands) >= shots:
         for _ in range(MAX_TRIES):
@@ -232,17 +238,17 @@ def _draw(pool: _Pool, rng: random.Random, item: Sample, shots: int, exclude_tp:
                 return pick
     # Constructive fallback (never needed with the paper's 3 shots): one shot of the aimed
     # graph type first, then greedily the shot adding the most uncovered tags.
-    order = [i for i in cands if samples[i].dag.fill != own]
+    order = [i for i in cands if kind(i).dag.fill != own]
     rng.shuffle(order)
     chosen: list[int] = []
     if aim_tp is not None:
-        chosen += [i for i in order if samples[i].graph_tp == aim_tp][:1]
-    covered = set().union(*(samples[i].tags for i in chosen)) if chosen else set()
+        chosen += [i for i in order if kind(i).graph_tp == aim_tp][:1]
+    covered = set().union(*(kind(i).tags for i in chosen)) if chosen else set()
     while len(chosen) < min(shots, len(order)):
         rest = [i for i in order if i not in chosen]
-        best = max(rest, key=lambda i: len((samples[i].tags & need) - covered))
+        best = max(rest, key=lambda i: len((kind(i).tags & need) - covered))
         chosen.append(best)
-        covered |= samples[best].tags
+        covered |= kind(best).tags
     return chosen
 
 
@@ -253,12 +259,31 @@ def _demo(sample: Sample, names: str) -> dict[str, str]:
     return {"question": sample.question, "answer": sample.answer(names)}
 
 
-def _instances(seed: int, repeat: int) -> tuple[Sample, ...]:
-    """All filled DAGs x repeats, repeat-major, each with its own parameter stream.
+class Samples(OnDemand[Sample]):
+    """All filled DAGs x repeats, repeat-major, each with its own parameter stream, made when
+    asked for: sample ``k * period + d`` is repeat ``k`` of filled DAG ``d``.
 
-    Not cached: the items that need them hold them, and a large run's samples are freed
-    with its items instead of staying for the life of the process."""
-    return tuple(instantiate(d, _rng(seed, "params", d.fill, k), k) for k in range(repeat) for d in filled_dags())
+    Only repeat 0 (``first``) is kept, since it stands for every repeat of its DAG in the
+    pool's lists: a 100,000-item build has 125,000 samples (about 1 KB each), which the
+    items made from them would otherwise hold while the store writes them."""
+
+    def __init__(self, seed: int, repeats: int):
+        self.seed = seed
+        self.dags = filled_dags()
+        self.period = len(self.dags)
+        self.repeats = repeats
+        self.first = tuple(self._make(d, 0) for d in range(self.period)) if repeats else ()
+
+    def __len__(self) -> int:
+        return self.period * self.repeats
+
+    def element(self, index: int) -> Sample:
+        repeat, d = divmod(index, self.period)
+        return self.first[d] if repeat == 0 else self._make(d, repeat)
+
+    def _make(self, d: int, repeat: int) -> Sample:
+        dag = self.dags[d]
+        return instantiate(dag, _rng(self.seed, "params", dag.fill, repeat), repeat)
 
 
 @lru_cache(maxsize=8)
@@ -274,24 +299,25 @@ class GeneratedItems(OnDemand[Item]):
     def __init__(self, settings: DedcSettings, seed: int):
         self.settings = settings
         self.seed = seed
-        self.samples = _instances(seed, settings.repeat)
-        self.pool = _Pool(self.samples, len(filled_dags()))
+        self.samples = Samples(seed, settings.repeat)
+        self.pool = _Pool(self.samples)
         self.prim_samples = _primitive_samples(seed) if settings.primitives else {}
-        self.positions = [i for i, s in enumerate(self.samples) if s.dag.scheme is not None]
+        self.tests = [d for d, dag in enumerate(self.samples.dags) if dag.scheme is not None]  # per repeat
 
     def __len__(self) -> int:
-        return len(self.positions)
+        return len(self.tests) * self.samples.repeats
 
     def element(self, index: int) -> Item:
-        sample = self.samples[self.positions[index]]
+        repeat, test = divmod(index, len(self.tests))
         settings, seed, samples, pool = self.settings, self.seed, self.samples, self.pool
+        sample = samples[repeat * samples.period + self.tests[test]]
         scheme = sample.dag.scheme
         k = sample.repeat
         tp = sample.graph_tp
         shots = _draw(pool, _rng(seed, "shots", scheme, k), sample, settings.shots)
-        if settings.gap == "0" and without_shared_type(tp, (samples[i].graph_tp for i in shots)):
+        if settings.gap == "0" and without_shared_type(tp, (pool.kind(i).graph_tp for i in shots)):
             shots = _draw(pool, _rng(seed, "shots-gap0", scheme, k), sample, settings.shots, aim_tp=tp)
-        elif settings.gap == "100" and not without_shared_type(tp, (samples[i].graph_tp for i in shots)):
+        elif settings.gap == "100" and not without_shared_type(tp, (pool.kind(i).graph_tp for i in shots)):
             shots = _draw(pool, _rng(seed, "shots-gap100", scheme, k), sample, settings.shots, exclude_tp=tp)
         demos = [_demo(samples[i], settings.names) for i in shots]
         prims = [n.prim for n in sample.nodes]
@@ -310,7 +336,7 @@ class GeneratedItems(OnDemand[Item]):
                 "scheme": scheme,
                 "shape": sample.dag.shape,
                 "graph_type": sample.dag.graph_type,
-                "gap": without_shared_type(tp, (samples[i].graph_tp for i in shots)),
+                "gap": without_shared_type(tp, (pool.kind(i).graph_tp for i in shots)),
                 "primitives": prims,
                 "names": settings.names,
                 "primitive_demos": settings.primitives,

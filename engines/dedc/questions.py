@@ -17,8 +17,6 @@ The wording is the benchmark's specification and follows the released data exact
 
 from __future__ import annotations
 
-import sys
-
 from dataclasses import dataclass
 from typing import Callable
 
@@ -55,14 +53,6 @@ class NodeParams:
     row: str | None = None
     val2: int | None = None
     col_header: str | None = None  # add_c: the header it shifts
-
-    def __post_init__(self) -> None:
-        # a 100,000-item run holds half a million nodes whose names and literals come from
-        # a few thousand distinct strings: one copy of each keeps generation's memory down
-        self.var = sys.intern(self.var)
-        self.args = tuple(sys.intern(a) for a in self.args)
-        if self.h:
-            self.h = sys.intern(self.h)
 
 
 def _given(val: object, default: object, what: str) -> object:
