@@ -14,7 +14,7 @@ import platform
 import random
 from dataclasses import dataclass
 from importlib import metadata
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
 
 from engines import get_engine
 from engines.contract import Engine
@@ -77,12 +77,14 @@ async def run_tool_steps(engine: Engine[Any], item: Item, settings: Any, outputs
     return done
 
 
-def seeded_sample(items: Sequence[Item], n: int, seed: int) -> list[Item]:
-    """``n`` items drawn with ``seed``, in their original order (all of them when there are fewer)."""
-    if n >= len(items):
-        return list(items)
-    chosen = sorted(random.Random(seed).sample(range(len(items)), n))
-    return [items[i] for i in chosen]
+def seeded_sample(items: Sequence[Item], n: int, seed: int, among: int | None = None) -> Iterator[Item]:
+    """``n`` of the first ``among`` items (all by default) drawn with ``seed``, in their original order
+    (all of them when there are fewer). The draw needs only their number: each item is made (or read)
+    when the caller takes it, so a sample of a large generated set is never held whole."""
+    among = len(items) if among is None else min(among, len(items))
+    if n >= among:
+        return itertools.islice(items, among)
+    return (items[i] for i in sorted(random.Random(seed).sample(range(among), n)))
 
 
 def package_versions() -> dict[str, str]:
@@ -145,14 +147,14 @@ def local_settings(engine_name: str, setting_pairs: Sequence[str] | Mapping[str,
 
 
 def chosen_items(items: Sequence[Item], limit: int | None, sample: int | None, seed: int) -> Iterable[Item]:
-    """The first ``limit`` items (lazily: a generated engine builds only what is stored), or ``sample`` of them."""
+    """The first ``limit`` items, or ``sample`` of them, lazily: a generated engine builds each item
+    when the store writes it, and only those it stores."""
     for count, what in ((limit, "--limit"), (sample, "-n")):
         if count is not None and count < 1:
             raise InputError(f"{what} must be at least 1")
-    chosen: Iterable[Item] = items if limit is None else itertools.islice(items, limit)
     if sample is not None:
-        chosen = seeded_sample(items if limit is None else list(chosen), sample, seed)
-    return chosen
+        return seeded_sample(items, sample, seed, among=limit)
+    return items if limit is None else itertools.islice(items, limit)
 
 
 async def prepare_run(
