@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engines.core import Item
+from old_runs import make_format_1
 from sessions.errors import InputError
 from sessions.store.results_log import INDEX, RECORDS
 from sessions.store.runs import PersistError, RunStore, resolve_run
@@ -214,8 +215,8 @@ def test_a_run_from_the_earlier_tinydb_layout_opens_and_is_converted_by_its_owne
     store = make_store(3, own=False)
     legacy_results = {"results": {"1": record(0), "3": record(2, "wrong")}}
     (store.folder / "results.json").write_text(json.dumps(legacy_results))
-    (store.folder / "items.idx").unlink()
-    (store.folder / "items.brief.jsonl").unlink()
+    make_format_1(store.folder, index=False, brief=False)
+    store = RunStore(store.folder)  # opened as the earlier version left it
     legacy_events = {"events": {"1": {"item": "it-0", "kind": "tag_add", "code": "omission", "label": "Omission",
                                       "text": "", "time": "t", "source": "manual"}}}
     (store.folder / "annotations.json").write_text(json.dumps(legacy_events))

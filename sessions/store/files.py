@@ -21,7 +21,7 @@ import os
 import secrets
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import BinaryIO, Iterable, Iterator, Sequence
 
 TMP_MARK = ".tmp-"
 
@@ -65,6 +65,32 @@ def atomic_write_chunks(path: Path, chunks: Iterable[bytes]) -> None:
         tmp.unlink(missing_ok=True)
         raise
     fsync_folder(path.parent)
+
+
+@contextmanager
+def atomic_files(folder: Path, names: Sequence[str]) -> Iterator[list[BinaryIO]]:
+    """Files of ``folder`` written side by side, piece by piece (a new run's item files, streamed
+    once): each replaces its target only when all are written, and no temp file outlives a failure."""
+    temps = [temp_path(folder / name) for name in names]
+    handles: list[BinaryIO] = []
+    try:
+        for tmp in temps:
+            handles.append(open(tmp, "wb"))
+        yield handles
+        for handle in handles:
+            handle.flush()
+            os.fsync(handle.fileno())
+    except BaseException:
+        for handle in handles:
+            handle.close()
+        for tmp in temps:
+            tmp.unlink(missing_ok=True)
+        raise
+    for handle in handles:
+        handle.close()
+    for tmp, name in zip(temps, names):
+        os.replace(tmp, folder / name)
+    fsync_folder(folder)
 
 
 @contextmanager

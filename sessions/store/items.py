@@ -1,18 +1,25 @@
 """A run's items on disk, written once when the run is made and only read after.
 
-  items.jsonl           the run's items, one JSON object a line
+  items.jsonl           each item's inputs and gold, one JSON object a line, its shared parts
+                        as references into shared.jsonl (``sessions.store.shared``)
   items.idx             byte offset of each item's line (uint64, little-endian), so one
                         item is read without parsing the others
   items.brief.jsonl     each item's id and meta, one JSON object a line (lists, lookups
                         by id, reports: what they need without the items' inputs and gold)
+  items.brief.idx       byte offset of each brief line, as items.idx
+  shared.jsonl          the parts items share, each once
 
-A run written by an earlier version may lack the index and the brief file: readers then
+That is format 2 (``"items_format": 2`` in meta.json): each thing is written once, so the
+files grow with what differs between items. A run of format 1 (written by an earlier
+version, no ``items_format``) has each whole item on its line of items.jsonl, meta
+included, and no shared.jsonl; it may lack the index and the brief file too: readers then
 work from items.jsonl, and the run's owner writes both (``RunItems.repair``).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from array import array
@@ -21,11 +28,14 @@ from typing import Any, Iterable, Iterator, Mapping, TypedDict
 
 from engines.core import Item
 from sessions.errors import InputError
-from sessions.store.files import atomic_write_bytes, atomic_write_chunks
+from sessions.store.files import atomic_files, atomic_write_bytes
+from sessions.store.shared import SHARED, SharedBytes, SharedFile, SharedWriter, dumps
 
 ITEMS = "items.jsonl"
 ITEMS_INDEX = "items.idx"
 ITEMS_BRIEF = "items.brief.jsonl"
+BRIEF_INDEX = "items.brief.idx"
+ITEMS_FORMAT = 2  # what write_items writes; a run without "items_format" in its meta is of format 1
 
 
 class Brief(TypedDict):
@@ -64,30 +74,42 @@ def brief_line(item_id: str, meta: Mapping[str, Any]) -> bytes:
     return json.dumps({"id": item_id, "meta": meta}, ensure_ascii=False).encode("utf-8") + b"\n"
 
 
-def write_items(folder: Path, items: Iterable[Item]) -> int:
-    """Write the three item files of a new run, streaming the items once; returns how many there are."""
-    offsets, briefs = array("Q", [0]), bytearray()
-
-    def lines() -> Iterable[bytes]:
+def write_items(folder: Path, items: Iterable[Item], engine: str) -> int:
+    """Write the item files of a new run of ``engine`` (format 2), streaming the items once; returns
+    how many there are. Every line goes to its file as it is made: what is kept meanwhile is one
+    digest and place per distinct shared part (``sessions.store.shared``), not the items."""
+    with atomic_files(folder, (ITEMS, ITEMS_INDEX, ITEMS_BRIEF, BRIEF_INDEX, SHARED)) as files:
+        lines, index, briefs, brief_index, shared_file = files
+        shared = SharedWriter(shared_file)
+        ends = array("Q", [0, 0])  # where the next item line and brief line start
+        count = 0
         for item in items:
-            line = json.dumps(item.to_json(), ensure_ascii=False).encode("utf-8") + b"\n"
-            offsets.append(offsets[-1] + len(line))
-            briefs.extend(brief_line(item.id, item.meta))
-            yield line
-
-    atomic_write_chunks(folder / ITEMS, lines())
-    atomic_write_bytes(folder / ITEMS_INDEX, offsets.tobytes())
-    atomic_write_bytes(folder / ITEMS_BRIEF, bytes(briefs))
-    return len(offsets) - 1
+            index.write(ends[:1].tobytes())
+            brief_index.write(ends[1:].tobytes())
+            body = {"inputs": shared.compact(item.inputs), "gold": shared.compact(item.gold)}
+            if item.engine != engine:
+                body["engine"] = item.engine
+            line, brief = dumps(body) + b"\n", brief_line(item.id, item.meta)
+            lines.write(line)
+            briefs.write(brief)
+            ends[0] += len(line)
+            ends[1] += len(brief)
+            count += 1
+        index.write(ends[:1].tobytes())
+        brief_index.write(ends[1:].tobytes())
+    return count
 
 
 class RunItems:
     """Reads one run's items: all of them, one by its index, or only their ids and metas."""
 
-    def __init__(self, folder: Path, engine: str, label: str):
+    def __init__(self, folder: Path, engine: str, label: str, items_format: int = 1):
         self.folder = folder
         self.engine = engine
         self.label = label  # names the run in errors
+        self.format = items_format
+        self._fds: dict[str, int] = {}
+        self._shared: SharedFile | None = None
         self._items: list[Item] | None = None
         self._offsets: array[int] | None = None
         self._ids: list[str] | None = None
@@ -96,8 +118,37 @@ class RunItems:
         """Every item of the run (parsed once and kept)."""
         if self._items is None:
             lines = [line for line in self._items_bytes().splitlines() if line.strip()]
-            self._items = [self._parse(line, number) for number, line in enumerate(lines)]
+            if self._compact():
+                shared = SharedBytes(self._read(SHARED), self.label)
+                briefs = self.briefs()
+                if len(briefs) != len(lines):
+                    raise InputError(f"run {self.label}: {ITEMS} has {len(lines)} items and {ITEMS_BRIEF} "
+                                     f"{len(briefs)}; the run cannot be read")
+                self._items = [self._parse_compact(line, brief, shared.decoder, number)
+                               for number, (line, brief) in enumerate(zip(lines, briefs))]
+            else:
+                self._items = [self._parse(line, number) for number, line in enumerate(lines)]
         return self._items
+
+    def _compact(self) -> bool:
+        """Whether the run's items are of format 2 (else 1); a later format is refused, not misread."""
+        if self.format > ITEMS_FORMAT:
+            raise InputError(f"run {self.label} was written by a later n2f (items format {self.format}); "
+                             "upgrade n2f to read it")
+        return self.format == ITEMS_FORMAT
+
+    def _parse_compact(self, line: bytes, brief: Brief, decoder: json.JSONDecoder, index: int) -> Item:
+        """A line of items.jsonl (format 2) and the item's brief as the item, or one InputError naming the damage."""
+        try:
+            body = decoder.decode(line.decode("utf-8"))
+            inputs, gold = body["inputs"], body["gold"]
+            if not isinstance(inputs, dict) or not isinstance(gold, dict):
+                raise ValueError("inputs and gold must be objects")
+            return Item(id=brief["id"], engine=body.get("engine", self.engine), inputs=inputs, gold=gold,
+                        meta=brief["meta"])
+        except (ValueError, KeyError, TypeError, IndexError) as exc:
+            raise InputError(f"run {self.label}: {ITEMS} is damaged at item {index + 1} ({exc}); "
+                             "the run cannot be read") from None
 
     def _parse(self, line: bytes, index: int) -> Item:
         """One line of items.jsonl as an item, or one InputError naming the damage (a truncated file)."""
@@ -108,9 +159,21 @@ class RunItems:
                              "the run cannot be read") from None
 
     def item(self, index: int) -> Item:
-        """One item, reading only its line."""
+        """One item, reading only its line (and, in format 2, its brief line and its shared parts)."""
         if self._items is not None:
             return self._items[index]
+        if self._compact():
+            if index < 0:
+                raise IndexError(index)
+            line = self._indexed_line(ITEMS, ITEMS_INDEX, index)
+            try:
+                brief: Brief = json.loads(self._indexed_line(ITEMS_BRIEF, BRIEF_INDEX, index))
+            except ValueError as exc:
+                raise InputError(f"run {self.label}: {ITEMS_BRIEF} is damaged at item {index + 1} ({exc}); "
+                                 "the run cannot be read") from None
+            if self._shared is None:
+                self._shared = SharedFile(self._fd(SHARED), self.label)
+            return self._parse_compact(line, brief, self._shared.decoder, index)
         offsets = self._item_offsets()
         if not 0 <= index < len(offsets) - 1:
             raise IndexError(index)
@@ -207,17 +270,49 @@ class RunItems:
         return None if at < 0 else data.count(b"\n", 0, at)
 
     def repair(self) -> None:
-        """Write the index and the brief file if the run lacks them (the run's owner only)."""
+        """Write the index and the brief file if a run of format 1 lacks them (the run's owner only)."""
+        if self.format != 1:
+            return
         if not (self.folder / ITEMS_INDEX).exists():
             atomic_write_bytes(self.folder / ITEMS_INDEX, item_offsets(self._items_bytes()).tobytes())
         if not (self.folder / ITEMS_BRIEF).exists():
             atomic_write_bytes(self.folder / ITEMS_BRIEF, b"".join(brief_line(b["id"], b["meta"]) for b in self.briefs()))
 
     def _items_bytes(self) -> bytes:
+        return self._read(ITEMS)
+
+    def _read(self, name: str) -> bytes:
         try:
-            return (self.folder / ITEMS).read_bytes()
+            return (self.folder / name).read_bytes()
         except FileNotFoundError:
-            raise InputError(f"run {self.label}: items.jsonl is missing") from None
+            raise InputError(f"run {self.label}: {name} is missing") from None
+
+    def _indexed_line(self, name: str, index_name: str, index: int) -> bytes:
+        """Line ``index`` of ``name``, found by two reads: its start and end in ``index_name``, then its bytes."""
+        span = array("Q")
+        span.frombytes(os.pread(self._fd(index_name), 16, 8 * index))
+        if len(span) < 2:
+            raise IndexError(index)
+        return os.pread(self._fd(name), span[1] - span[0], span[0])
+
+    def _fd(self, name: str) -> int:
+        """A descriptor of one of the run's item files (format 2: never rewritten), opened once."""
+        fd = self._fds.get(name)
+        if fd is None:
+            try:
+                fd = self._fds[name] = os.open(self.folder / name, os.O_RDONLY)
+            except FileNotFoundError:
+                raise InputError(f"run {self.label}: {name} is missing; the run's items cannot be read") from None
+        return fd
+
+    def close(self) -> None:
+        """Let go of the files ``item`` keeps open."""
+        fds, self._fds, self._shared = self._fds, {}, None
+        for fd in fds.values():
+            os.close(fd)
+
+    def __del__(self) -> None:
+        self.close()
 
     def _item_offsets(self) -> array[int]:
         if self._offsets is None:

@@ -2,7 +2,8 @@
 
 Layout of ``runs/<run id>/``:
   meta.json             engine, settings, seed, model, templates, status (atomic JSON)
-  items.jsonl, items.idx, items.brief.jsonl   the items, written once  (sessions.store.items)
+  items.jsonl, items.idx, items.brief.jsonl, items.brief.idx, shared.jsonl
+                        the items, written once, each shared part once  (sessions.store.items)
   results.jsonl         full result records, append-only   } see sessions.store.results_log
   results.index.jsonl   one short summary per record       }
   summary.json          the run's figures for lists of runs (sessions.store.summary), replaced per batch
@@ -39,7 +40,7 @@ from sessions.paths import ensure_writable, runs_dir
 from sessions.reports.describe import describe_run
 from sessions.store.results_log import INDEX, LEGACY, RECORDS, RecordPlaces, ResultsLog, Summary, summary_of
 from sessions.store.index import list_run_meta, resolve_run, validate_name
-from sessions.store.items import Brief, RunItems, write_items
+from sessions.store.items import ITEMS_FORMAT, Brief, RunItems, write_items
 from sessions.store.summary import RunSummary, read_summary, summarize
 
 META_SLACK = 256  # spaces after meta.json's JSON: room for a last status when the disk is full
@@ -71,7 +72,7 @@ class RunStore:
         self._log_lock = threading.Lock()
         self._lock_handle: Any = None
         self._followed: tuple[tuple[int, int], ...] | None = None  # run_signature at the last ``follow``
-        self.item_files = RunItems(folder, self.meta.get("engine", ""), self.label)
+        self.item_files = RunItems(folder, self.meta.get("engine", ""), self.label, int(self.meta.get("items_format", 1)))
 
     # ---------------------------------------------------------------- creation
 
@@ -98,7 +99,7 @@ class RunStore:
         run_id = f"{engine}-{stamp}-{secrets.token_hex(2)}"
         folder = base / run_id
         folder.mkdir()
-        total = write_items(folder, items)
+        total = write_items(folder, items, engine)
         meta = {
             "id": run_id,
             "name": name,
@@ -110,6 +111,7 @@ class RunStore:
             "templates": dict(templates),
             "concurrency": concurrency,
             "total": total,
+            "items_format": ITEMS_FORMAT,
             "status": "created",
             "created": now_iso(),
             "updated": now_iso(),
@@ -380,6 +382,7 @@ class RunStore:
         finally:
             with self._log_lock:
                 self._log.close()
+            self.item_files.close()
             if self._lock_handle is not None:
                 fcntl.flock(self._lock_handle, fcntl.LOCK_UN)
                 self._lock_handle.close()

@@ -1,0 +1,187 @@
+"""Items stored once (format 2, ``sessions.store.shared``): what is read back is what was generated,
+each shared part is on disk once, older runs open, and writing a run does not hold its items."""
+
+from __future__ import annotations
+
+import gc
+import itertools
+import json
+import random
+import tracemalloc
+
+import pytest
+from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+
+from engines import engine_names, get_engine
+from engines.core import Item, OnDemand, parse_settings
+from engines.dedc.settings import DedcSettings
+from old_runs import make_format_1
+from sessions.errors import InputError
+from sessions.run.prepare import chosen_items
+from sessions.store.items import RunItems, write_items
+from sessions.store.runs import RunStore
+from sessions.store.shared import MIN_SHARED, SHARED, dumps
+
+
+def create(items, engine="fake") -> RunStore:
+    return RunStore.create(engine=engine, settings={}, seed=0, model="sim", backend={}, items=items, templates={},
+                           concurrency=1)
+
+
+@pytest.mark.parametrize("name", engine_names())
+def test_every_engine_item_reads_back_equal_to_the_generated_one(name):
+    engine = get_engine(name)
+    items = list(itertools.islice(engine.items(parse_settings(engine.settings_type, []), 0), 40))
+    store = create(items, engine=name)
+    reader = RunStore.open(store.id)
+    assert [reader.item(i) for i in range(len(items))] == items
+    assert RunStore.open(store.id).items() == items
+    assert reader.item_ids() == [item.id for item in items]
+    with pytest.raises(IndexError):
+        reader.item(len(items))
+
+
+@pytest.mark.parametrize("index, brief", [(True, True), (False, False)])
+def test_a_run_stored_whole_item_a_line_by_an_earlier_version_still_opens(index, brief):
+    items = [Item(id=f"it-{i}", engine="fake", inputs={"q": f"question {i} " * 9, "demo": "the same long demonstration " * 4},
+                  gold={"a": i}, meta={"k": i % 3}) for i in range(12)]
+    store = create(items)
+    make_format_1(store.folder, index=index, brief=brief)
+    assert not (store.folder / SHARED).exists() and json.loads((store.folder / "items.jsonl").read_text().splitlines()[3]) \
+        == items[3].to_json(), "the old layout: each whole item on its line"
+    old = RunStore(store.folder)
+    assert [old.item(i) for i in range(12)] == items and RunStore(store.folder).items() == items
+    assert old.briefs()[5] == {"id": "it-5", "meta": {"k": 2}} and old.find_item("it-7") == 7
+    old.acquire()  # its owner writes the index and brief file an earlier version left out
+    old.close()
+    assert (store.folder / "items.idx").exists() and (store.folder / "items.brief.jsonl").exists()
+    assert [RunStore(store.folder).item(i) for i in range(12)] == items
+
+
+def test_a_run_of_a_later_items_format_is_refused_not_misread():
+    store = create([Item(id="a", engine="fake", inputs={}, gold={})])
+    store.update_meta(items_format=3)
+    with pytest.raises(InputError, match="later n2f"):
+        RunStore.open(store.id).item(0)
+
+
+def test_a_truncated_shared_file_is_an_input_error():
+    store = create([Item(id="a", engine="fake", inputs={"q": "x" * 200}, gold={})])
+    (store.folder / SHARED).write_bytes(b"")
+    with pytest.raises(InputError, match="shared.jsonl"):
+        RunStore.open(store.id).item(0)
+    with pytest.raises(InputError, match="shared.jsonl"):
+        RunStore.open(store.id).items()
+
+
+def long_strings(value):
+    if isinstance(value, str):
+        if len(dumps(value)) >= MIN_SHARED:
+            yield value
+    elif isinstance(value, dict):
+        for member in value.values():
+            yield from long_strings(member)
+    elif isinstance(value, list):
+        for member in value:
+            yield from long_strings(member)
+
+
+def test_3230_dedc_items_take_a_quarter_of_their_whole_json_and_each_question_and_answer_is_stored_once():
+    """Bounds from the items themselves: items.jsonl under a quarter of the items written whole (format 1,
+    5.8 MB), and shared.jsonl exactly the distinct long strings (dedc's questions and answers) once each."""
+    items = list(get_engine("dedc").items(DedcSettings(repeat=10), 0))
+    assert len(items) == 3230
+    whole = sum(len(dumps(item.to_json())) + 1 for item in items)
+    distinct = {s for item in items for s in long_strings([item.inputs, item.gold])}
+    store = create(items, engine="dedc")
+    assert (store.folder / "items.jsonl").stat().st_size < whole / 4
+    assert (store.folder / SHARED).stat().st_size == sum(len(dumps(s)) + 1 for s in distinct)
+    assert RunStore.open(store.id).item(3229) == items[3229]
+
+
+json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.sampled_from(
+    ["", "\x00", "short", "a long value that several items repeat, long enough to be stored once " * 2])
+json_values = st.recursive(json_scalars | st.text(max_size=90), lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+    st.sampled_from(["\x00", "k", "question", "x" * 70]) | st.text(max_size=3), inner, max_size=4), max_leaves=20)
+
+
+@hsettings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.dictionaries(st.text(max_size=4) | st.just("\x00"), json_values, max_size=4),
+                          st.dictionaries(st.text(max_size=4), json_values, max_size=3)), min_size=1, max_size=6))
+def test_any_json_item_reads_back_as_written_references_and_escapes_included(tmp_path_factory, parts):
+    folder = tmp_path_factory.mktemp("run")
+    items = [Item(id=f"i{n}", engine="fake" if n % 2 else "other", inputs=inputs, gold=gold, meta={"n": n})
+             for n, (inputs, gold) in enumerate(parts)]
+    assert write_items(folder, iter(items), "fake") == len(items)
+    one_by_one = RunItems(folder, "fake", "t", 2)
+    assert [one_by_one.item(i) for i in range(len(items))] == items
+    assert RunItems(folder, "fake", "t", 2).items() == items
+    one_by_one.close()
+
+
+def synthetic(n: int):
+    """Items like dedc's: a question of their own and three demonstrations from a pool of 500."""
+    rng = random.Random(n)
+    pool = [f"demonstration {d}: " + "a question and its answer " * 5 for d in range(500)]
+    for i in range(n):
+        yield Item(id=f"s-{i}", engine="fake", inputs={"question": f"question {i}: " + "words " * 20,
+                                                       "demonstrations": rng.sample(pool, 3)},
+                   gold={"answer": f"answer {i} " * 10}, meta={"i": i})
+
+
+def traced_peak(work) -> int:
+    gc.collect()
+    tracemalloc.start()
+    try:
+        work()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_writing_a_run_keeps_tens_of_bytes_an_item_not_the_items(tmp_path):
+    """Ten times the items: the writer's peak grows by what it keeps per distinct shared part (a
+    digest and a place), under 100 bytes an item, where holding the items would take about 1 KB each."""
+    def write(n: int):
+        folder = tmp_path / str(n)
+        folder.mkdir()
+        return lambda: write_items(folder, synthetic(n), "fake")
+
+    small, large = traced_peak(write(500)), traced_peak(write(5_000))
+    assert large - small < 100 * 4_500, (small, large)
+
+
+def test_dedc_generation_holds_no_sample_pool():
+    """Item by item, four repeats cost no more memory than one: the pool's samples are made when drawn
+    (they were held, about 1 KB each: 1.2 MB more for the 1,209 samples of three more repeats)."""
+    engine = get_engine("dedc")
+    list(engine.items(DedcSettings(repeat=1), 0))  # the per-process caches (DAGs, primitive demos) once
+
+    def walk(repeat: int):
+        return lambda: all(True for _ in engine.items(DedcSettings(repeat=repeat), 0))
+
+    one, four = traced_peak(walk(1)), traced_peak(walk(4))
+    assert four < one + 200_000, (one, four)
+
+
+class Counted(OnDemand[Item]):
+    def __init__(self, n: int):
+        self.n, self.made = n, []
+
+    def __len__(self) -> int:
+        return self.n
+
+    def element(self, index: int) -> Item:
+        self.made.append(index)
+        return Item(id=str(index), engine="fake", inputs={}, gold={})
+
+
+def test_a_seeded_sample_makes_only_the_items_it_draws_and_draws_as_before():
+    items = Counted(1000)
+    chosen = chosen_items(items, None, 5, seed=7)
+    assert items.made == [], "nothing is made before the store takes it"
+    assert [int(item.id) for item in chosen] == sorted(random.Random(7).sample(range(1000), 5)) == items.made
+    items = Counted(1000)
+    assert [int(item.id) for item in chosen_items(items, 10, 3, seed=7)] == sorted(random.Random(7).sample(range(10), 3))
+    assert len(items.made) == 3
+    assert [item.id for item in chosen_items(Counted(4), None, 9, seed=7)] == ["0", "1", "2", "3"]
