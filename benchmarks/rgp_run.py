@@ -1,22 +1,30 @@
-"""rgp timings: the sandbox on one program's 16 samples, and whole `n2f run rgp` processes.
+"""rgp timings and CPU: the sandbox on one program's 16 samples, and whole `n2f run rgp` processes.
 
-Usage: python benchmarks/rgp_run.py [BATCHES] [RUNS]
+Usage: python benchmarks/rgp_run.py [BATCHES] [RUNS] [ITEMS]
 
 1. Sandboxed execution of one per-component program on its 16 inputs (concurrently,
-   through ``Sandbox.run_all``), median of BATCHES batches after a warm-up, with the
-   isolation level in force. For comparison: the same 16 runs as fresh ``python -I``
+   through ``Sandbox.run_all``), median wall time of BATCHES batches after a warm-up, with
+   the isolation level in force, and the CPU of the fork server and its runs per batch
+   (the server's start excluded). For comparison: the same 16 runs as fresh ``python -I``
    processes without any isolation (why the sandbox is a fork server).
-2. Whole-process wall time of ``n2f run rgp -m sim -s dataset=<the official folder>``
+2. CPU per item of whole ``n2f run rgp -m sim -n ITEMS`` processes (the main process and
+   every process it waited for: the sandbox server and its runs), median of RUNS fresh
+   processes, each in a fresh N2F_HOME: the figure issue 28 asks to halve.
+3. Whole-process wall time of ``n2f run rgp -m sim -s dataset=<the official folder>``
    (all 180 official instances) and of ``n2f run rgp -m oracle`` (180 generated), median
-   of RUNS runs, each in a fresh process and a fresh N2F_HOME.
+   of RUNS runs, with their CPU per item.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import resource
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -28,35 +36,44 @@ from engines.rgp.parse import extract_program  # noqa: E402
 from engines.rgp.settings import RgpSettings  # noqa: E402
 from engines.rgp.simulate import oracle  # noqa: E402
 from sessions.tools.sandbox import Limits, Sandbox  # noqa: E402
-from whole_process import repeated_runs  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "rgp"
 
 
-def sandbox_batches(batches: int) -> tuple[float, str]:
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def sandbox_batches(batches: int) -> tuple[float, float, str]:
+    """Median wall seconds of a batch, the server's and its runs' CPU seconds per batch, the isolation level."""
     item = build_items(RgpSettings(setting="b", count=1), 0)[0]
     program = extract_program(oracle(item)).program
     inputs = [s["input"] for s in item.inputs["samples"]]
-    box = Sandbox()
 
-    async def batch() -> float:
+    async def batch(box: Sandbox) -> float:
         start = time.perf_counter()
         results = await box.run_all(program, inputs, Limits())
         elapsed = time.perf_counter() - start
         assert [r.stdout.strip() for r in results] == [s["output"] for s in item.inputs["samples"]]
         return elapsed
 
-    async def measure() -> list[float]:
-        for _ in range(3):
-            await batch()
-        return [await batch() for _ in range(batches)]
+    async def measure(box: Sandbox, count: int) -> list[float]:
+        return [await batch(box) for _ in range(count)]
 
-    try:
-        level = box.isolation
-        times = asyncio.run(measure())
-    finally:
-        box.close()
-    return statistics.median(times), level
+    def server_cpu(count: int) -> tuple[list[float], float, str]:
+        before = children_cpu()
+        box = Sandbox()
+        try:
+            level = box.isolation
+            times = asyncio.run(measure(box, count))
+        finally:
+            box.close()
+        return times, children_cpu() - before, level
+
+    _, start_only, _ = server_cpu(0)
+    times, cpu, level = server_cpu(batches)
+    return statistics.median(times), (cpu - start_only) / batches, level
 
 
 def fresh_processes(batches: int) -> float:
@@ -80,18 +97,38 @@ def fresh_processes(batches: int) -> float:
     return statistics.median(asyncio.run(measure()))
 
 
+def n2f_run_cpu(args: list[str]) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds (the process and all it waited for) and items of one fresh `n2f run rgp`."""
+    with tempfile.TemporaryDirectory() as home:
+        before, start = children_cpu(), time.perf_counter()
+        result = subprocess.run([sys.executable, "-m", "n2f_tui", "run", "rgp", *args, "--json", "-q"],
+                                capture_output=True, text=True, env={**os.environ, "N2F_HOME": home}, check=True,
+                                cwd=ROOT)
+        wall, cpu = time.perf_counter() - start, children_cpu() - before
+    return wall, cpu, int(json.loads(result.stdout)["n"])
+
+
+def whole_runs(label: str, args: list[str], runs: int) -> None:
+    measured = [n2f_run_cpu(args) for _ in range(runs)]
+    for wall, cpu, n in measured:
+        print(f"  {label}: {wall:.2f} s, {cpu:.2f} s CPU = {1000 * cpu / n:.1f} ms per item ({n} items)")
+    wall = statistics.median(m[0] for m in measured)
+    per_item = statistics.median(1000 * m[1] / m[2] for m in measured)
+    print(f"{label}: median {wall:.2f} s wall, {per_item:.1f} ms CPU per item, of {runs} fresh processes")
+
+
 def main() -> None:
     batches = int(sys.argv[1]) if len(sys.argv) > 1 else 30
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+    items = int(sys.argv[3]) if len(sys.argv) > 3 else 30
     print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()[0]:.2f}")
-    median, level = sandbox_batches(batches)
-    print(f"sandbox, 16 runs of one program: median {1000 * median:.1f} ms of {batches} batches  [{level}]")
+    median, cpu, level = sandbox_batches(batches)
+    print(f"sandbox, 16 runs of one program: median {1000 * median:.1f} ms of {batches} batches, "
+          f"{1000 * cpu:.1f} ms CPU per batch (server and runs)  [{level}]")
     print(f"fresh python -I per run, no isolation: median {1000 * fresh_processes(max(3, batches // 5)):.1f} ms")
-    for label, args in (("sim, 180 official instances", ["-m", "sim", "-s", f"dataset={DATA}"]),
-                        ("oracle, 180 generated instances", ["-m", "oracle"])):
-        times, _ = repeated_runs("rgp", args, runs, ROOT, lambda seconds, report, label=label:
-                                 f"  {label}: {seconds:.2f} s ({report['n']} items, counts {report['counts']})")
-        print(f"{label}: median {statistics.median(times):.2f} s of {runs} whole-process runs")
+    whole_runs(f"sim, {items} generated instances", ["-m", "sim", "-n", str(items)], runs)
+    whole_runs("sim, 180 official instances", ["-m", "sim", "-s", f"dataset={DATA}"], runs)
+    whole_runs("oracle, 180 generated instances", ["-m", "oracle"], runs)
 
 
 if __name__ == "__main__":
