@@ -69,6 +69,61 @@ async def test_the_limit_holds_calls_back_and_lets_them_in_as_slots_free():
     assert limit.in_flight == 0
 
 
+@pytest.mark.parametrize("calls", [64, 1024])
+async def test_a_release_wakes_one_waiter_not_all_of_them(calls):
+    """Many calls over a limit of 4: each finished call lets one waiter in, so the waiters look at the
+    limit a few times per call whatever their number (waking them all made it calls / 8 per call:
+    8.5 at 64, 128.5 at 1024; 3.2 and 3.5 now)."""
+    limit = AdaptiveLimit(4)
+    looks = 0
+    wait_time = limit.wait_time
+
+    def counted() -> float:
+        nonlocal looks
+        looks += 1
+        return wait_time()
+
+    limit.wait_time = counted  # type: ignore[method-assign]  # counting the checks of this one limit
+
+    async def call() -> None:
+        async with limit.slot():
+            await asyncio.sleep(0)
+
+    await asyncio.gather(*(call() for _ in range(calls)))
+    assert limit.in_flight == 0
+    assert looks <= 4 * calls
+
+
+async def test_a_waiter_cancelled_as_it_is_woken_passes_the_place_on():
+    """The first call's release wakes the second, which is cancelled before it runs: the third gets the place."""
+    limit = AdaptiveLimit(1)
+    order: list[str] = []
+    release = asyncio.Event()
+    woken: list[asyncio.Task] = []
+
+    async def first() -> None:
+        async with limit.slot():
+            order.append("first")
+            await release.wait()
+        woken[0].cancel()  # its wake-up is already sent: it must not take the place with it
+
+    async def waiter(name: str) -> None:
+        async with limit.slot():
+            order.append(name)
+
+    holder = asyncio.create_task(first())
+    while limit.in_flight < 1:
+        await asyncio.sleep(0)
+    woken.append(asyncio.create_task(waiter("second")))
+    third = asyncio.create_task(waiter("third"))
+    while len(limit._condition()._waiters) < 2:  # type: ignore[attr-defined]  # asyncio.Condition keeps its waiters there
+        await asyncio.sleep(0)
+    release.set()
+    await asyncio.wait_for(third, 60)  # a hang guard: a lost wake-up leaves it waiting for ever
+    await holder
+    assert woken[0].cancelled() and order == ["first", "third"]
+
+
 async def test_growth_is_one_step_per_window_of_successes_and_fast_below_half_the_last_limit():
     limit = AdaptiveLimit(8, start=4)
     for _ in range(4):
