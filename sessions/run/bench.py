@@ -12,12 +12,13 @@ Two measurements, no printing (the CLI presents them):
   a fast server; 2 s, a typical real reply). With ``j`` items in flight the ideal is
   ``j / latency`` calls per second; the efficiency says how much of that our own
   scheduling, client and store keep. Beside each point, in the same process and right
-  before it, the plain-SDK floor: the same number of calls through a bare
+  around it, the plain-SDK floor: the same number of calls through a bare
   ``openai.AsyncOpenAI`` loop under an ``asyncio.Semaphore(j)`` on the same transport.
   The ratio (n2f's calls/s over the floor's) is what n2f costs on top of the SDK; the
   ideal is not reachable at high ``j`` on a small machine, where both are CPU-bound,
-  and the machine's other load moves both figures together, which it does not do to
-  the ratio.
+  and the machine's other load moves both figures. Half of the floor's calls run just
+  before n2f's point and half just after, so that load rising or falling over the
+  point weighs on both sides alike.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ import tempfile
 import time
 import tracemalloc
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterator, Sequence
+from typing import Any, Awaitable, Callable, Iterator, Sequence
 
 from engines import engine_names, get_engine
 from sessions.run import prepare
@@ -103,7 +104,7 @@ class ConcurrencyFigures:
     calls_per_s: float
     ideal_per_s: float
     efficiency: float
-    floor_per_s: float  # the plain-SDK loop's calls/s at the same j, same calls, measured just before
+    floor_per_s: float  # the plain-SDK loop's calls/s at the same j and calls, half just before, half just after
     ratio: float  # calls_per_s / floor_per_s
 
 
@@ -353,10 +354,14 @@ def sdk_http_client(transport: str) -> Any:
     return openai.DefaultAioHttpClient() if transport == "aiohttp" else openai.DefaultAsyncHttpxClient()
 
 
-async def sdk_floor(base_url: str, concurrency: int, calls: int, transport: str = "aiohttp") -> float:
-    """Calls per second of a plain ``openai`` SDK loop: ``calls`` chat completions through
-    ``chat.completions.create``, at most ``concurrency`` at once (an ``asyncio.Semaphore``), one short
-    message each. No engine, no store, no cache: what any client of the SDK pays, the floor under n2f."""
+async def sdk_floor(base_url: str, concurrency: int, calls: int, transport: str,
+                    point: Callable[[], Awaitable[RunTiming]]) -> tuple[float, RunTiming]:
+    """The calls/s of a plain ``openai`` SDK loop around ``point()``, and what ``point`` returned.
+
+    ``calls`` chat completions through ``chat.completions.create``, at most ``concurrency`` at once
+    (an ``asyncio.Semaphore``), one short message each: no engine, no store, no cache, what any client
+    of the SDK pays, the floor under n2f. Half of them run before ``point``, half after, on one client
+    (so the floor opens its connections once, as n2f's run does)."""
     import openai
 
     client = openai.AsyncOpenAI(base_url=base_url, api_key="not-needed", max_retries=0,
@@ -368,30 +373,40 @@ async def sdk_floor(base_url: str, concurrency: int, calls: int, transport: str 
             await client.chat.completions.create(model=STUB_MODEL,
                                                  messages=[{"role": "user", "content": f"question {number}"}])
 
-    try:
+    async def loop(count: int) -> float:
         started = time.perf_counter()
-        await asyncio.gather(*(one(number) for number in range(calls)))
-        seconds = time.perf_counter() - started
+        await asyncio.gather(*(one(number) for number in range(count)))
+        return time.perf_counter() - started
+
+    before = max(1, calls // 2)
+    after = max(1, calls - before)
+    try:
+        seconds = await loop(before)
+        result = await point()
+        seconds += await loop(after)
     finally:
         await client.close()
-    return calls / seconds if seconds > 0 else 0.0
+    return (before + after) / seconds if seconds > 0 else 0.0, result
 
 
 def concurrency_point(base_url: str, concurrency: int, items: int, latency: float,
                       transport: str = "aiohttp") -> ConcurrencyFigures:
-    """``items`` dedc items at ``-j concurrency`` through the OpenAI backend, right after the plain-SDK
-    floor on as many calls (``sdk_floor``).
+    """``items`` dedc items at ``-j concurrency`` through the OpenAI backend, between the two halves of
+    the plain-SDK floor on as many calls (``sdk_floor``).
 
     Each point gets its own scratch home, hence an empty response cache: a reply cached
     by an earlier point would skip the server and inflate the figure. dedc repeats its
     items to reach ``items``.
     """
-    floor = asyncio.run(sdk_floor(base_url, concurrency, items, transport))
     base = len(prepare.build_items("dedc", (), prepare.DEFAULT_SEED)[2])
     settings = (f"repeat={-(-items // base)}",)
-    with scratch_home():
-        timing = asyncio.run(timed_run("dedc", settings, f"openai:{STUB_MODEL}@{base_url}", items, concurrency,
-                                       stub_config(transport)))
+
+    async def n2f_point() -> RunTiming:
+        with scratch_home():
+            return await timed_run("dedc", settings, f"openai:{STUB_MODEL}@{base_url}", items, concurrency,
+                                   stub_config(transport))
+
+    floor, timing = asyncio.run(sdk_floor(base_url, concurrency, items, transport, n2f_point))
     ideal = concurrency / latency
     rate = timing.calls / timing.seconds if timing.seconds > 0 else 0.0
     return ConcurrencyFigures(
