@@ -173,6 +173,7 @@ def export_peak(n: int) -> int:
     import tracemalloc
 
     from sessions.reports.export import plan_columns
+    from sessions.store.places import records_in_item_order
 
     store = make_store(n=n)
     for i in range(n):
@@ -182,7 +183,7 @@ def export_peak(n: int) -> int:
     tracemalloc.start()
     try:
         columns = plan_columns([reader])
-        seen = sum(1 for r in reader.records_in_item_order() if r is not None)
+        seen = sum(1 for r in records_in_item_order(reader) if r is not None)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

@@ -8,7 +8,7 @@ annotator's labels, the settled labels and the manual changes are added. Values 
 values here (lists, mappings); ``sessions.reports.export_formats`` flattens them per format.
 
 Rows are made and handed on one at a time: a run is read item by item (its own line of the
-items file, its own record found through ``RunStore.record_places``: 16 bytes an item, not
+items file, its own record found through ``sessions.store.places``: 16 bytes an item, not
 its summary), never as a whole, so an export's memory does not grow with the run. The
 columns are known before the first row (a CSV header, a Parquet schema) from a first pass
 over what the store keeps light: the index (for the score keys, streamed) and the items'
@@ -27,6 +27,7 @@ from engines import get_engine
 from engines.core import Item, settings_from_json
 from sessions.study.annotations import ItemMarks
 from sessions.study.labels import RunLabels, store_labels
+from sessions.store.places import records_in_item_order
 from sessions.store.prompts import rebuilt_steps
 from sessions.store.results_log import finish_reasons
 from sessions.store.runs import RunStore
@@ -129,7 +130,7 @@ class RunReader:
         finally:
             log.close()
         labels = store_labels(store) if annotated else RunLabels(items={}, annotators=[], names={})
-        for index, stored in enumerate(store.records_in_item_order()):
+        for index, stored in enumerate(records_in_item_order(store)):
             item = store.item(index)
             record = stored or {}
             steps = rebuilt_steps(engine, settings, templates, item, list(record.get("outputs", [])))

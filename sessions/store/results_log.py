@@ -26,8 +26,7 @@ from __future__ import annotations
 
 import json
 import os
-from array import array
-from dataclasses import dataclass, field
+from contextlib import suppress
 from sys import intern
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence, TypedDict
@@ -35,7 +34,8 @@ from typing import Any, Iterator, Mapping, Sequence, TypedDict
 from engines.core import Status
 
 from sessions.errors import InputError
-from sessions.store.files import append_durably, atomic_write_bytes, complete_lines, cut_after, cut_torn_tail, fsync_folder, read_from
+from sessions.store.files import (append_durably, atomic_write_bytes, complete_lines, cut_after, cut_torn_tail, fsync_folder,
+                                  json_line_blocks, read_from)
 from sessions.run.usage import Usage
 from sessions.store.summary import RunTally, write_summary
 
@@ -92,24 +92,6 @@ def summary_of(record: Mapping[str, Any]) -> Summary:
     if reasons:
         summary["finish_reasons"] = reasons
     return summary
-
-
-@dataclass
-class RecordPlaces:
-    """Where each item's latest record lies in results.jsonl: 16 bytes an item, not a summary each.
-
-    What a reader of every record (an export) keeps instead of the summaries; built by
-    ``ResultsLog.places`` from the index read a block at a time.
-    """
-
-    at: array[int] = field(default_factory=lambda: array("q"))  # item index -> byte offset, -1: no result
-    length: array[int] = field(default_factory=lambda: array("q"))
-    score_keys: list[str] = field(default_factory=list)  # of the latest records, in first-seen order
-
-    def place(self, index: int) -> tuple[int, int] | None:
-        if index >= len(self.at) or self.at[index] < 0:
-            return None
-        return self.at[index], self.length[index]
 
 
 def finish_reasons(steps: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -176,7 +158,7 @@ class ResultsLog:
             return fresh
         size = self._records_size()
         shared, consumed = self._shared_scores, 0
-        for parsed, used in self._blocks(self._read_to):
+        for parsed, used in json_line_blocks(self.index_path, self._read_to):
             for summary in parsed:  # equal small score tables and statuses shared (read-only by contract)
                 if summary["at"] + summary["len"] + 1 > size:
                     self._note_short(summary.pop("i"))
@@ -192,62 +174,17 @@ class ResultsLog:
         self._unfollowed.update(fresh)
         return fresh
 
-    def _blocks(self, offset: int, block: int = 1 << 18) -> Iterator[tuple[list[Any], int]]:
-        """The index's whole lines from ``offset`` on, parsed about ``block`` bytes at a time, with the bytes
-        each block used: one parse per block (a fifth of the time of line by line), and what is read
-        whole at once stays a block, not the index."""
-        try:
-            handle = open(self.index_path, "rb")
-        except FileNotFoundError:
-            return
-        with handle:
-            handle.seek(offset)
-            rest = b""
-            while chunk := handle.read(block):
-                lines, used = complete_lines(rest + chunk)
-                rest = (rest + chunk)[used:]
-                if not lines:
-                    continue
-                try:
-                    parsed = json.loads(b"[" + b",".join(lines) + b"]")
-                except ValueError as exc:
-                    raise InputError(f"{self.index_path} has a damaged line ({exc}); the run cannot be read") from None
-                yield parsed, used
-
     def scan(self) -> Iterator[tuple[int, dict[str, Any]]]:
         """Every readable line of the index as (item index, summary) in file order, parsed a block at a
         time and kept by nobody; lines past the end of results.jsonl are left out (``damage`` says so)."""
         size = self._records_size()
-        for parsed, _ in self._blocks(0, block=1 << 16):
+        for parsed, _ in json_line_blocks(self.index_path, 0, block=1 << 16):
             for summary in parsed:
                 index = summary.pop("i")
                 if summary["at"] + summary["len"] + 1 > size:
                     self._note_short(index)
                 else:
                     yield index, summary
-
-    def places(self) -> RecordPlaces | None:
-        """Each item's latest record's place (``RecordPlaces``), from one pass over the index;
-        None for a run of an earlier version (no index: its records are read whole)."""
-        if not self.index_path.exists():
-            return None if self._read_legacy() is not None else RecordPlaces()
-        places, keysets = RecordPlaces(), dict[tuple[str, ...], int]()  # score keys -> their number, first seen first
-        keyset_of = array("l")
-        for index, summary in self.scan():
-            if index >= len(places.at):
-                grow = index + 1 - len(places.at)
-                places.at.extend([-1] * grow)
-                places.length.extend([0] * grow)
-                keyset_of.extend([-1] * grow)
-            places.at[index], places.length[index] = summary["at"], summary["len"]
-            keyset_of[index] = keysets.setdefault(tuple(summary.get("scores") or ()), len(keysets))
-        used = set(keyset_of)
-        places.score_keys = list(dict.fromkeys(k for keys, n in keysets.items() if n in used for k in keys))
-        return places
-
-    def record_at(self, handle: Any, place: tuple[int, int]) -> dict[str, Any]:
-        """The record at ``place`` (offset, length) of results.jsonl open in ``handle``."""
-        return self._read_one(handle, {"at": place[0], "len": place[1]})
 
     def record(self, index: int) -> dict[str, Any] | None:
         """One item's full record, parsing nothing else of the run.
@@ -357,16 +294,11 @@ class ResultsLog:
         self._write_summary()
 
     def _write_summary(self) -> None:
-        """``summary.json`` for the index as it stands (``sessions.store.summary``); owner only.
-
-        A summary that cannot be written is not an error of the run: the one left on disk no
-        longer covers the index, so readers read the index instead."""
-        if self._tally is None:
-            return
-        try:
-            write_summary(self.folder, self._tally, self.index_path.stat().st_size, self._end)
-        except OSError:
-            pass
+        """``summary.json`` for the index as it stands (``sessions.store.summary``); owner only. One that cannot
+        be written is no error of the run: the one on disk no longer covers the index, so readers read that."""
+        if self._tally is not None:
+            with suppress(OSError):
+                write_summary(self.folder, self._tally, self.index_path.stat().st_size, self._end)
 
     def _records_size(self) -> int:
         try:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import fcntl
 import json
-import os
 import secrets
 import threading
 import time
@@ -35,10 +34,12 @@ from typing import Any, Iterable, Iterator, Mapping
 from engines.core import Item
 from sessions.study.annotations import AnnotationLog
 from sessions.errors import InputError, RuntimeFailure
-from sessions.store.files import atomic_write_text, clean_dead_temp_files, now_iso
+from sessions.store.files import atomic_write_text, clean_dead_temp_files, file_size, now_iso, overwrite_in_place
 from sessions.paths import ensure_writable, runs_dir
 from sessions.reports.describe import describe_run
-from sessions.store.results_log import INDEX, LEGACY, RECORDS, RecordPlaces, ResultsLog, Summary, summary_of
+from sessions.store.places import RecordPlaces, record_places
+from sessions.store.results_log import INDEX, LEGACY, RECORDS, ResultsLog, Summary, summary_of
+from sessions.store.watch import run_signature
 from sessions.store.index import list_run_meta, resolve_run, validate_name
 from sessions.store.items import ITEMS_FORMAT, Brief, RunItems, write_items
 from sessions.store.summary import RunSummary, read_summary, summarize
@@ -163,7 +164,7 @@ class RunStore:
         try:
             atomic_write_text(self.folder / "meta.json", text + " " * META_SLACK)
         except OSError as exc:
-            if not _overwrite_in_place(self.folder / "meta.json", text.encode("utf-8")):
+            if not overwrite_in_place(self.folder / "meta.json", text.encode("utf-8")):
                 raise PersistError(f"run {self.label}: could not save its metadata ({exc.strerror or exc})") from None
 
     # ------------------------------------------------------------------ items
@@ -239,27 +240,7 @@ class RunStore:
             if self._buffer:
                 return None
         with self._log_lock:
-            return self._log.places()
-
-    def records_in_item_order(self, places: RecordPlaces | None = None) -> Iterator[dict[str, Any] | None]:
-        """Each item's latest full record (None while pending), item by item in run order, keeping only
-        where the records lie (``record_places``), not their summaries: what an export reads."""
-        places = places or self.record_places()
-        if places is None:
-            yield from (self.record(index) for index in range(self.total))
-            return
-        handle = None
-        try:
-            for index in range(self.total):
-                place = places.place(index)
-                if place is None:
-                    yield None
-                    continue
-                handle = handle or open(self.folder / RECORDS, "rb")
-                yield self._log.record_at(handle, place)
-        finally:
-            if handle is not None:
-                handle.close()
+            return record_places(self._log)
 
     def add_result(self, index: int, record: dict[str, Any]) -> None:
         """Buffer one item's record; flushed in batches at least once a second."""
@@ -339,7 +320,7 @@ class RunStore:
         covers the whole index (one small file, ``sessions.store.summary``), else from the index's summaries."""
         with self._buffer_lock:
             buffered = bool(self._buffer)
-        sizes = [_size(self.folder / name) for name in (INDEX, RECORDS, LEGACY)]
+        sizes = [file_size(self.folder / name) for name in (INDEX, RECORDS, LEGACY)]
         if not buffered and sizes[2] < 0:
             stored = read_summary(self.folder, max(sizes[0], 0), max(sizes[1], 0))
             if stored is not None:
@@ -393,50 +374,6 @@ class RunStore:
         from sessions.store.fingerprint import Stamper
 
         return AnnotationLog(self.folder, annotator, stamp=Stamper(self))
-
-
-def _size(path: Path) -> int:
-    """The file's size, -1 when it is not there."""
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return -1
-
-
-def _overwrite_in_place(path: Path, data: bytes) -> bool:
-    """Write ``data`` over ``path`` padded with spaces to its present size (no new disk block needed);
-    False when it does not fit or the write fails too."""
-    try:
-        size = path.stat().st_size
-        if len(data) > size:
-            return False
-        fd = os.open(path, os.O_WRONLY)
-        try:
-            os.pwrite(fd, data + b" " * (size - len(data)), 0)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-    except OSError:
-        return False
-    return True
-
-
-# ------------------------------------------------------------------ following runs
-
-WATCHED = ("meta.json", INDEX, LEGACY)  # what a run's writer changes: status and counts, its results
-
-
-def run_signature(folder: Path) -> tuple[tuple[int, int], ...]:
-    """(size, change time in ns) of each file in ``WATCHED``; (-1, -1) for one not there."""
-    stamps = []
-    for name in WATCHED:
-        try:
-            stat = os.stat(folder / name)
-        except OSError:
-            stamps.append((-1, -1))
-        else:
-            stamps.append((stat.st_size, stat.st_mtime_ns))
-    return tuple(stamps)
 
 
 # ------------------------------------------------------------------ finding runs
