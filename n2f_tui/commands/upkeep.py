@@ -125,7 +125,8 @@ def _engine_table(report: Any) -> Table:
 def _concurrency_table(report: Any) -> Table:
     table = Table(title="concurrency: openai backend (SDK transport) against a loopback stub answering after a latency",
                   caption="efficiency = calls/s / (j / latency); sdk/s = a plain openai SDK loop at the same -j "
-                          "on the same transport and stub, half its calls just before, half just after; ratio = calls/s / sdk/s")
+                          "on the same transport and stub, half its calls just before, half just after; "
+                          "ratio = calls/s / sdk/s")
     for column in ("transport", "latency", "-j", "items", "seconds", "calls/s", "ideal/s", "efficiency", "sdk/s",
                    "ratio"):
         table.add_column(column, justify="left" if column == "transport" else "right")
