@@ -2,7 +2,7 @@
 
 The list follows the store, whoever writes it: every second the runs folder is listed
 (a run made or deleted by another process) and each run's metadata and result index are
-stat-ed (``sessions.store.runs.run_signature``); a run whose files changed is read again in a
+stat-ed (``sessions.store.watch.run_signature``); a run whose files changed is read again in a
 worker, only the index lines appended since the last look (``RunStore.follow``). Results
 are summarised once the screen is shown, never before the first paint.
 """
@@ -28,7 +28,8 @@ from sessions.reports.describe import describe_run
 from sessions.errors import N2FError
 from sessions.paths import runs_dir
 from sessions.store.index import list_run_meta
-from sessions.store.runs import RunStore, run_signature
+from sessions.store.runs import RunStore
+from sessions.store.watch import run_signature
 from sessions.store.summary import RunSummary
 
 COLUMNS = ("run", "engine", "model", "changes", "progress", "accuracy", "date")
