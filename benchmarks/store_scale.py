@@ -76,14 +76,19 @@ def copy_run(folder: Path, run_id: str, name: str, keep: int | None = None) -> P
     meta = json.loads((folder / "meta.json").read_text())
     (target / "meta.json").unlink()
     (target / "meta.json").write_text(json.dumps({**meta, "id": run_id, "name": name}))
-    if keep is not None:
-        lines = (folder / INDEX).read_bytes().splitlines(keepends=True)[:keep]
-        end = max((json.loads(line)["at"] + json.loads(line)["len"] + 1 for line in lines), default=0)
-        for name_ in (INDEX, RECORDS, SUMMARY):
+    if keep is not None:  # read a line and a block at a time: a child's peak RSS starts at this process's
+        for name_ in (INDEX, RECORDS, SUMMARY):  # size (fork), so this process stays small
             (target / name_).unlink(missing_ok=True)
-        (target / INDEX).write_bytes(b"".join(lines))
-        with open(folder / RECORDS, "rb") as source:
-            (target / RECORDS).write_bytes(source.read(end))
+        end = 0
+        with open(folder / INDEX, "rb") as source, open(target / INDEX, "wb") as index:
+            for _, line in zip(range(keep), source):
+                index.write(line)
+                entry = json.loads(line)
+                end = max(end, entry["at"] + entry["len"] + 1)
+        with open(folder / RECORDS, "rb") as source, open(target / RECORDS, "wb") as records:
+            while end > 0 and (block := source.read(min(end, 1 << 20))):
+                records.write(block)
+                end -= len(block)
     return target
 
 
