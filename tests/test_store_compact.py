@@ -18,6 +18,7 @@ from engines.dedc.settings import DedcSettings
 from old_runs import make_format_1
 from sessions.errors import InputError
 from sessions.run.prepare import chosen_items
+from sessions.run.runner import ERROR, RESULT, stored_statuses
 from sessions.store.items import RunItems, write_items
 from sessions.store.runs import RunStore
 from sessions.store.shared import MIN_SHARED, SHARED, dumps
@@ -185,3 +186,27 @@ def test_a_seeded_sample_makes_only_the_items_it_draws_and_draws_as_before():
     assert [int(item.id) for item in chosen_items(items, 10, 3, seed=7)] == sorted(random.Random(7).sample(range(10), 3))
     assert len(items.made) == 3
     assert [item.id for item in chosen_items(Counted(4), None, 9, seed=7)] == ["0", "1", "2", "3"]
+
+
+def test_the_runs_closing_check_reads_one_byte_an_item_from_disk():
+    """Runner._settle's check of what is stored: the latest result of each item wins, and ten times the
+    results cost no summaries in memory (a dict of them took about 430 bytes an item)."""
+    def run_with(n: int) -> RunStore:
+        store = create([Item(id=str(i), engine="fake", inputs={}, gold={}) for i in range(n)])
+        store.acquire()
+        for i in range(n - 1):
+            store.add_result(i, {"id": str(i), "index": i, "status": "error" if i == 1 else "wrong", "scores": {},
+                                 "tags": [], "outputs": ["x"]})
+        store.flush()
+        return store
+
+    store = run_with(4)
+    store.add_result(1, {"id": "1", "index": 1, "status": "correct", "scores": {}, "tags": [], "outputs": ["y"]})
+    store.add_result(0, {"id": "0", "index": 0, "status": "error", "scores": {}, "tags": [], "outputs": []})
+    store.close()
+    assert list(stored_statuses(store.folder, 4)) == [ERROR, RESULT, RESULT, 0]
+    small, large = run_with(2_000), run_with(20_000)
+    for run in (small, large):
+        run.close()
+    peaks = [traced_peak(lambda: stored_statuses(run.folder, run.total)) for run in (small, large)]
+    assert peaks[1] - peaks[0] < 4 * 18_000, peaks
