@@ -18,10 +18,10 @@ from engines.dedc.settings import DedcSettings
 from old_runs import make_format_1
 from sessions.errors import InputError
 from sessions.run.prepare import chosen_items
-from sessions.run.runner import ERROR, RESULT, stored_statuses
 from sessions.store.items import RunItems, write_items
 from sessions.store.runs import RunStore
 from sessions.store.shared import MIN_SHARED, SHARED, dumps
+from sessions.store.statuses import ERROR, RESULT, stored_statuses
 
 
 def create(items, engine="fake") -> RunStore:

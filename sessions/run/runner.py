@@ -21,7 +21,6 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from engines.contract import Engine
@@ -29,10 +28,11 @@ from engines.core import SCORER_ERROR, UNJUDGED, Item, Status
 from sessions.backends.base import Backend
 from sessions.collector import run_heap
 from sessions.backends.limits import AdaptiveLimit
-from sessions.store.results_log import ResultsLog, finish_reasons
+from sessions.store.results_log import finish_reasons
 from sessions.run.steps import StepTrace, error_record, record_for, run_steps
 from sessions.run.provenance import with_cache_counts
 from sessions.store.runs import FLUSH_SECONDS, PersistError, RunStore
+from sessions.store.statuses import RESULT, stored_statuses
 from sessions.backends.streaming import LiveReply
 from sessions.tools.dispatch import close_tools
 from sessions.run.usage import Budget, Usage, run_usage
@@ -53,19 +53,6 @@ else:
         running was the run's own (its callers' ends the work first)."""
         return not work.done()
 
-
-RESULT, ERROR = 1, 2  # the bytes of stored_statuses; 0: no result
-
-
-def stored_statuses(folder: Path, total: int) -> bytearray:
-    """Each item's latest result on disk, read afresh as any reader would: one byte an item (``RESULT``,
-    ``ERROR`` for an infrastructure error, 0 for none) from the index scanned a block at a time, so the
-    check at the end of a 100,000-item run holds no summaries (they took about 430 bytes an item)."""
-    stored = bytearray(total)
-    for index, summary in ResultsLog(folder).scan():
-        if 0 <= index < total:
-            stored[index] = ERROR if summary.get("status") == "error" else RESULT
-    return stored
 
 @dataclass
 class Progress:
