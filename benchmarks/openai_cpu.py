@@ -16,7 +16,8 @@ import asyncio
 import statistics
 import sys
 
-from sessions.run.bench import STUB_MODEL, scratch_home, stub_config, stub_process, timed_run
+from sessions.run.bench import scratch_home, stub_config, timed_run
+from sessions.run.latency_stub import STUB_MODEL, stub_process
 
 ITEMS = 640
 CONCURRENCY = 64

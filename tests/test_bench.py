@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from sessions.run import bench
+from sessions.run import bench, latency_stub
 
 
 def n2f(*args: str) -> subprocess.CompletedProcess:
@@ -106,8 +106,8 @@ def test_the_printed_table_shows_the_floor_and_the_ratio():
 def test_the_bench_stub_streams_when_asked(n2f_home):
     import asyncio
 
-    with bench.stub_process(0.01) as url, bench.scratch_home():
-        timing = asyncio.run(bench.timed_run("dedc", (), f"openai:{bench.STUB_MODEL}@{url}", 8, 4,
+    with latency_stub.stub_process(0.01) as url, bench.scratch_home():
+        timing = asyncio.run(bench.timed_run("dedc", (), f"openai:{latency_stub.STUB_MODEL}@{url}", 8, 4,
                                              bench.stub_config("aiohttp"), stream=True))
     assert timing.items == timing.calls == 8 and timing.cpu_seconds > 0
 
@@ -115,8 +115,8 @@ def test_the_bench_stub_streams_when_asked(n2f_home):
 def test_the_stub_holds_a_request_for_the_whole_latency_never_less():
     async def held(seconds: float) -> float:
         started = time.monotonic()
-        await bench.hold(seconds)
+        await latency_stub.hold(seconds)
         return time.monotonic() - started
 
-    for seconds in (0.0, 0.01, 2.5 * bench.HOLD_STEP_S):
+    for seconds in (0.0, 0.01, 2.5 * latency_stub.HOLD_STEP_S):
         assert asyncio.run(held(seconds)) >= seconds
