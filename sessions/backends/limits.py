@@ -128,7 +128,9 @@ class AdaptiveLimit:
                 try:
                     await asyncio.wait_for(cond.wait(), wait if wait > 0 else None)
                 except asyncio.TimeoutError:
-                    pass
+                    # a notify that raced the timeout was taken by this waiter (asyncio's Condition before
+                    # 3.13 drops it): pass it on, or a waiter without a timeout sleeps past a free place
+                    self._wake(cond)
                 except asyncio.CancelledError:
                     self._wake(cond)  # a wake-up this call got and will not use goes to the next waiter
                     raise
