@@ -26,6 +26,7 @@ async def test_a_run_ending_under_its_open_screen_leaves_the_screens_heap_frozen
         await pilot.press("escape")  # back to the runs: the last holder lets go
         await until(pilot, lambda: screen_named(app, "HomeScreen"))
         assert COLLECTOR.holders == 0 and gc.get_freeze_count() == 0
+        await until(pilot, lambda: not COLLECTOR.pending)  # the closed screen's heap is collected a moment later
 
 
 async def test_quitting_while_a_run_goes_on_ends_its_pause_and_the_screens_hold():

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 
 TICK = 0.5  # seconds between looks at the run: results taken, rows and header redrawn
 STREAM_TICK = 0.1  # seconds between redraws of the focused item's reply while it streams
+COLLECT_AFTER_CLOSE = 1.0  # seconds after a run screen closes before its thawed heap is collected (sessions.collector)
 
 
 class RunScreen(AnnotationActions, LiveRunActions, AppScreen):
@@ -138,9 +139,9 @@ class RunScreen(AnnotationActions, LiveRunActions, AppScreen):
             self.set_timer(0.5, self.refresh_metrics)
 
     def on_unmount(self) -> None:
-        # the screen's hold ends: when it was the last one (no run going on) the heap is thawed
-        # and collected once, so a closed run is freed now rather than weighing on later passes
+        # the hold ends; the heap is collected a moment later, not on the closing key nor at app exit
         COLLECTOR.release(collect=True)
+        self.app.set_timer(COLLECT_AFTER_CLOSE, COLLECTOR.collect_pending)
 
     # ------------------------------------------------------------------- data
 
