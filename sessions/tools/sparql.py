@@ -31,7 +31,6 @@ import urllib.parse
 from pathlib import Path
 from typing import Any, Mapping
 
-from engines.sparql.guard import forbidden_clauses, pattern_parts
 from sessions.backends.base import BackendError
 from sessions.errors import InputError
 from sessions.tools.sparql_endpoint import Refused, close_sessions, post
@@ -61,6 +60,8 @@ def embedded_worker(graph: str) -> QueryWorker:
 
 def check(query: str) -> None:
     """Raise Refused for anything but a bounded read-only query (``engines.sparql.guard``)."""
+    from engines.sparql.guard import forbidden_clauses, pattern_parts  # lark's SPARQL grammar: loaded by a run that queries
+
     found = forbidden_clauses(query)
     if found:
         raise Refused("refused: read-only endpoint, the query contains " + ", ".join(found))

@@ -25,12 +25,13 @@ import asyncio
 import json
 import os
 import random
-from typing import Any
-
-import aiohttp
+from typing import TYPE_CHECKING, Any
 
 from sessions.backends.base import BackendError
 from sessions.backends.rate_headers import retry_after
+
+if TYPE_CHECKING:
+    import aiohttp  # imported where a query is sent: a run that never queries an endpoint does not pay ~0.15 s for it
 
 INFRASTRUCTURE = frozenset({408, 429})  # and every 5xx
 RETRIES = 4
@@ -55,6 +56,8 @@ def authorization() -> str:
 
 def session() -> aiohttp.ClientSession:
     """The running loop's client, made at its first query."""
+    import aiohttp
+
     loop = asyncio.get_running_loop()
     held = _sessions.get(id(loop))
     if held is None or held[0] is not loop or held[1].closed:
@@ -80,6 +83,8 @@ def _is_infrastructure(status: int) -> bool:
 
 async def _post_once(url: str, query: str, timeout: float) -> tuple[int, Any, float | None, str]:
     """One POST: status, parsed JSON (or None), the Retry-After asked for, and the start of the body."""
+    import aiohttp
+
     async with session().post(url, data={"query": query}, timeout=aiohttp.ClientTimeout(total=timeout)) as reply:
         text = await reply.text(errors="replace")
         try:
@@ -92,6 +97,8 @@ async def _post_once(url: str, query: str, timeout: float) -> tuple[int, Any, fl
 async def post(url: str, query: str, timeout: float, retries: int | None = None) -> dict[str, Any]:
     """The endpoint's SPARQL JSON answer; Refused, BackendError or asyncio.TimeoutError as the module says
     (``retries`` after the first try: ``RETRIES`` unless given)."""
+    import aiohttp
+
     retries = RETRIES if retries is None else retries
     attempt = -1
     while True:
