@@ -14,7 +14,6 @@ import json
 import re
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -22,14 +21,9 @@ import pytest
 
 from sessions.store.runs import RunStore
 from stub_openai import running_stub
+from cli_support import n2f
 
-ROOT = Path(__file__).resolve().parents[1]
 DEDC_ANSWER = "view_1 := f0 (all, attr_1, 2); result := view_1;"
-
-
-def n2f(*args: str, timeout: float = 300, stdin=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "n2f_tui", *args], capture_output=True, text=True, timeout=timeout,
-                          cwd=ROOT, stdin=stdin if stdin is not None else subprocess.DEVNULL)
 
 
 def one_error_line(result: subprocess.CompletedProcess) -> str:
@@ -169,7 +163,7 @@ def test_off_a_terminal_run_prints_a_plain_progress_line_every_few_seconds():
 
 
 def test_bare_n2f_without_a_terminal_prints_the_help_and_exits_2():
-    result = n2f(timeout=60)
+    result = n2f()
     assert result.returncode == 2
     assert result.stderr.startswith("usage: n2f") and "n2f: error: the inspector needs a terminal" in result.stderr
     assert no_runs()  # no demo run started

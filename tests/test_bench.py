@@ -9,17 +9,12 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import subprocess
-import sys
 import time
 
 import pytest
 
 from sessions.run import bench, latency_stub
-
-
-def n2f(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "n2f_tui", *args], capture_output=True, text=True, timeout=120)
+from cli_support import n2f
 
 
 def no_runs(home) -> bool:

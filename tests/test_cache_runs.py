@@ -7,25 +7,19 @@ What the server was asked is read from the stub's own request log, not from our 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from stub_openai import FINGERPRINT, running_stub
+from cli_support import n2f as cli_n2f
 
-ROOT = Path(__file__).resolve().parents[1]
 ANSWER = "view_1 := f0 (all, attr_1, 2); result := view_1;"
 
 
-def n2f(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-    result = subprocess.run([sys.executable, "-m", "n2f_tui", *args], capture_output=True, text=True, timeout=300,
-                            cwd=ROOT, stdin=subprocess.DEVNULL)
-    if check and result.returncode != 0:
-        raise AssertionError(f"n2f {' '.join(args)} exited {result.returncode}\n{result.stderr}")
-    return result
+n2f = partial(cli_n2f, check=True)
 
 
 def run_json(url: str, *extra: str) -> dict:

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import csv
+import gc
 import io
 import json
 import os
+import socket
 import subprocess
-import sys
+import warnings
+from functools import partial
 from pathlib import Path
 
 import pytest
 
+from cli_support import n2f as cli_n2f
 from n2f_tui.commands.running import rate_text
 from stub_openai import running_stub
 from official_data import DATA_ROOT
@@ -19,11 +23,7 @@ from official_data import DATA_ROOT
 DATA = DATA_ROOT / "dedc"
 
 
-def n2f(*args: str, check: bool = True, timeout: float = 120) -> subprocess.CompletedProcess:
-    result = subprocess.run([sys.executable, "-m", "n2f_tui", *args], capture_output=True, text=True, timeout=timeout)
-    if check and result.returncode != 0:
-        raise AssertionError(f"n2f {' '.join(args)} exited {result.returncode}\n{result.stderr}")
-    return result
+n2f = partial(cli_n2f, check=True)
 
 
 def assert_clear_error(result: subprocess.CompletedProcess, status: int, *needles: str) -> None:
@@ -137,6 +137,20 @@ def test_openai_backend_against_stub_with_transient_failures():
         assert stub.chat_requests()[0]["params"].get("temperature") == 0
     meta = json.loads(next(Path(os.environ["N2F_HOME"], "runs").glob("*/meta.json")).read_text())
     assert meta["backend"]["base_url"] == stub.base_url
+
+
+def test_a_refused_server_is_one_line_and_leaves_no_client_open():
+    """The client the preflight made is closed when it fails: left open, a long-lived process (the
+    inspector, a test) reports "Unclosed client session" under the error when it is collected."""
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{closed.getsockname()[1]}/v1"
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert_clear_error(n2f("run", "dedc", "-m", f"openai:m@{url}", "-n", "1", check=False), 2,
+                               "connection refused")
+            gc.collect()
+    assert [str(w.message) for w in caught if "Unclosed" in str(w.message)] == []
 
 
 @pytest.mark.slow

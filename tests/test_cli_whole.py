@@ -10,26 +10,20 @@ folded at the line's end, or ended in "…", would not), and no line ends a cell
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from typing import Any, Iterator
 
 import pytest
 
 from n2f_tui.render import _fmt
+from cli_support import n2f as cli_n2f
 
 ENGINES = ("dedc", "logic", "compost", "robogrid", "rgp")
 RICH_CUT = re.compile(r"\S…\s*([│┃]|$)", re.MULTILINE)
 
 
 def n2f_at(columns: int, *args: str) -> str:
-    env = {**os.environ, "COLUMNS": str(columns)}
-    result = subprocess.run([sys.executable, "-m", "n2f_tui", *args], capture_output=True, text=True, env=env,
-                            timeout=300)
-    assert result.returncode == 0, result.stderr
-    return result.stdout
+    return cli_n2f(*args, check=True, env={"COLUMNS": str(columns)}).stdout
 
 
 def view_texts(view: dict[str, Any]) -> Iterator[str]:

@@ -12,8 +12,6 @@ import contextlib
 import gzip
 import json
 import socket
-import subprocess
-import sys
 import threading
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -25,6 +23,7 @@ import pytest
 from engines.compost.kg import KG_PATH
 from sessions.errors import InputError
 from sessions.tools.sparql import preflight
+from cli_support import n2f
 
 HTML = b"<html><body><h1>Welcome</h1></body></html>"
 
@@ -95,10 +94,6 @@ def unused_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
-
-
-def n2f(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "n2f_tui", *args], capture_output=True, text=True, timeout=300)
 
 
 def test_preflight_accepts_an_endpoint_answering_ask(graph):

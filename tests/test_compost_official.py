@@ -4,9 +4,8 @@ self-contained shots against the released ``*_10_fixed_*`` files; official runs 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections import Counter, defaultdict
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from engines.compost.patterns import PatternNode, self_contained_cover, sub_patt
 from engines.compost.settings import CompostSettings
 from engines.core import DataError
 from official_data import DATA_ROOT
+from cli_support import n2f as cli_n2f
 
 DATA = DATA_ROOT / "compost"
 FILES = ("easy", "medium", "max")
@@ -31,8 +31,10 @@ def raw(file: str) -> dict:
     return json.loads(path(file).read_text(encoding="utf-8"))
 
 
-def items(file: str, **settings: str) -> list:
-    return load_official(CompostSettings(dataset=str(path(file)), **settings))
+@lru_cache(maxsize=None)
+def items(file: str, **settings: str) -> tuple:
+    """The official items, loaded once per file and task for the module (3 s a load; several tests read them)."""
+    return tuple(load_official(CompostSettings(dataset=str(path(file)), **settings)))
 
 
 def properties(query: str) -> Counter:
@@ -181,9 +183,7 @@ def test_an_inconsistent_file_is_refused(tmp_path):
 
 
 def n2f(*args: str) -> str:
-    result = subprocess.run([sys.executable, "-m", "n2f_tui", *args], capture_output=True, text=True, timeout=600)
-    assert result.returncode == 0, result.stderr
-    return result.stdout
+    return cli_n2f(*args, check=True).stdout
 
 
 @pytest.mark.slow

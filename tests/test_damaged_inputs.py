@@ -6,15 +6,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-def n2f(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "n2f_tui", *args], capture_output=True, text=True, timeout=180,
-                          env={**os.environ, **(env or {})})
-
+from cli_support import n2f
 
 def one_line(result: subprocess.CompletedProcess, status: int = 2, *needles: str) -> str:
     assert result.returncode == status, result.stderr

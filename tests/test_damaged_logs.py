@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_support import n2f as cli_n2f
 
 READERS = (("show", "r", "1"), ("report", "r"), ("export", "r", "--format", "jsonl", "--annotations"),
            ("agreement", "r"), ("runs",))
@@ -23,8 +23,7 @@ TIME = "2026-12-01T10:00:00.000+00:00"
 
 
 def n2f(*args: str, home: Path | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, **({"N2F_HOME": str(home)} if home else {})}
-    return subprocess.run([sys.executable, "-m", "n2f_tui", *args], capture_output=True, text=True, timeout=300, env=env)
+    return cli_n2f(*args, env={"N2F_HOME": str(home)} if home else None)
 
 
 def ok(result: subprocess.CompletedProcess) -> subprocess.CompletedProcess:

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import csv
 import json
-import subprocess
-import sys
 from collections import defaultdict
-from pathlib import Path
+from functools import partial
 
 import pytest
 
@@ -19,15 +17,12 @@ from engines import engine_names
 from sessions import api
 from sessions.store.runs import RunStore
 from tui_support import make_run
+from cli_support import n2f as cli_n2f
 
 SCORED = ("correct", "wrong", "unparseable")
 
 
-def n2f(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, "-m", "n2f_tui", *args], capture_output=True, text=True, timeout=300)
-    if check:
-        assert done.returncode == 0, done.stderr
-    return done
+n2f = partial(cli_n2f, check=True)
 
 
 def accuracy_by(rows: list[dict], key: str) -> dict[str, tuple[int, float]]:

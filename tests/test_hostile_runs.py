@@ -8,15 +8,13 @@ bounded CPU time, measured as the child processes' CPU (``resource.getrusage``),
 from __future__ import annotations
 
 import json
-import os
 import resource
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from cli_support import n2f, n2f_process
 from engines import get_engine
 from engines.core import STATUSES
 from hostile_replies import HUGE, hostile
@@ -27,8 +25,6 @@ RUN_CPU_SECONDS = 60  # the whole run command with its 100 MB reply: start-up, r
 JUDGE_CPU_SECONDS = 2.0  # judging the 100 MB reply itself
 
 
-def n2f(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "n2f_tui", *args], capture_output=True, text=True, timeout=900)
 
 
 def children_cpu() -> float:
@@ -52,7 +48,7 @@ def test_deep_long_and_100_mb_replies_finish_the_run_and_every_item_opens(engine
     replay = tmp_path / "hostile.jsonl"
     count = write_replay(engine, replay, HUGE)
     before = children_cpu()
-    run = n2f("run", engine, "-m", f"replay:{replay}", "-n", str(count), "--name", "hostile", "-q", "--json")
+    run = n2f_process("run", engine, "-m", f"replay:{replay}", "-n", str(count), "--name", "hostile", "-q", "--json")
     cpu = children_cpu() - before
     assert run.returncode == 0, run.stderr[-3000:]
     assert "Traceback" not in run.stderr

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import re
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -18,6 +16,7 @@ from engines.core import Item, ItemResult, RunResults, SettingsError, SimOptions
 from engines.logic import ENGINE, prompts
 from engines.logic.settings import LogicSettings
 from engines.reporting import SET_ASIDE
+from cli_support import n2f as cli_n2f
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -274,9 +273,7 @@ def test_sim_rejects_unknown_errors(cnf_item):
 
 
 def n2f(*args: str, home: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "N2F_HOME": str(home)}
-    return subprocess.run([sys.executable, "-m", "n2f_tui", *args], capture_output=True, text=True, env=env,
-                          cwd=REPO, timeout=300)
+    return cli_n2f(*args, env={"N2F_HOME": str(home)})
 
 
 @pytest.mark.slow

@@ -4,9 +4,7 @@ and the refusals: a different run under the same id, labels made on other output
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import tarfile
 from pathlib import Path
 
@@ -15,15 +13,14 @@ import pytest
 from sessions.errors import InputError
 from sessions.store.pack import MANIFEST, read_pack
 from sessions.store.runs import RunStore
+from cli_support import n2f as cli_n2f
 
 RUN = ["run", "dedc", "-m", "sim:error_rate=0.7", "-n", "40", "--name", "shared", "-q", "--json"]
 
 
 def n2f(home: Path, *args: str, status: int = 0) -> subprocess.CompletedProcess:
-    """``python -m n2f_tui`` in a subprocess, on the data home ``home`` (one machine)."""
-    env = {**os.environ, "N2F_HOME": str(home)}
-    result = subprocess.run([sys.executable, "-m", "n2f_tui", *args], capture_output=True, text=True, env=env,
-                            timeout=120)
+    """``n2f ARGS`` on the data home ``home`` (one machine)."""
+    result = cli_n2f(*args, env={"N2F_HOME": str(home)})
     assert result.returncode == status, f"n2f {' '.join(args)} exited {result.returncode}\n{result.stderr}"
     if status:
         assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr, result.stderr

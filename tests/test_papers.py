@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import subprocess
-import sys
 from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
-from engines import engine_names, get_engine
+from engines import get_engine
 from engines.core import parse_settings
 from engines.papers import canonical, compare, figures, normalise_model, same_model, wilson_share
+from cli_support import n2f as cli_n2f
 from official_data import DATA_ROOT, PAPERS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -101,10 +100,7 @@ def test_every_setting_is_one_the_engine_accepts(engine):
 
 def n2f(*args: str) -> subprocess.CompletedProcess:
     """The real entry point, printing to a wide terminal so no model name is wrapped mid-word."""
-    result = subprocess.run([sys.executable, "-m", "n2f_tui", *args], capture_output=True, text=True, timeout=600,
-                            env={**os.environ, "COLUMNS": "200"})
-    assert result.returncode == 0, result.stderr
-    return result
+    return cli_n2f(*args, check=True, env={"COLUMNS": "200"})
 
 
 # one run per engine in a setting its paper reports (dedc twice: P_dc and P_c need primitives off and on)
@@ -148,7 +144,7 @@ def test_n2f_papers_lists_what_is_on_record(engine):
 
 
 def test_unknown_engine_is_one_line_and_exit_2():
-    result = subprocess.run([sys.executable, "-m", "n2f_tui", "papers", "nope"], capture_output=True, text=True)
+    result = cli_n2f("papers", "nope")
     assert result.returncode == 2 and "unknown engine" in result.stderr and "Traceback" not in result.stderr
 
 
@@ -191,6 +187,10 @@ def test_replayed_released_outputs_sit_beside_table_1(level, dataset):
         pytest.skip(f"released CompoST results for {level} not found under ../shared/data/compost/results")
     summary = json.loads(n2f("run", "compost", "-m", f"replay:{released}", "--json", "-q",
                              "-s", f"dataset={DATA / f'compositionality_subgraph_{dataset}.json'}").stdout)
+    counts = summary["counts"]  # the whole level replays: every item judged, structurally (no DBpedia here)
+    assert summary["n"] == 2803 and counts["error"] == 0 and counts["pending"] == 0
+    assert counts["correct"] > 0 and counts["unparseable"] > 0
+    assert any("structurally" in note for note in summary["notes"])
     block = {t["block"]: t for t in summary["paper"]["tables"]}[f"{level.capitalize()} ({ {'easy': 75, 'medium': 50, 'hard': 25}[level]}%)"]
     assert {r["row"] for r in block["rows"]} == {"zero-shot", "few-shot", "fine-tuned"}
     assert block["offline"] and "DBpedia" in block["offline"][0]

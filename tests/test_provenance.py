@@ -6,7 +6,7 @@ import hashlib
 import json
 import platform
 import subprocess
-import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -14,14 +14,12 @@ import pytest
 from official_data import DATA_ROOT
 from sessions.store.runs import RunStore
 from stub_openai import running_stub
+from cli_support import n2f as cli_n2f
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def n2f(*args: str) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, "-m", "n2f_tui", *args], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    return done
+n2f = partial(cli_n2f, check=True)
 
 
 @pytest.mark.needs_data

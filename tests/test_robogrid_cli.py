@@ -1,21 +1,17 @@
-"""RoboGrid through the real ``n2f`` entry point (a subprocess per command)."""
+"""RoboGrid through the real ``n2f`` entry point (the CLI's ``main``, in the test process)."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+from functools import partial
 
 import pytest
 
 from engines import engine_names, get_engine
+from cli_support import n2f as cli_n2f
 
 
-def n2f(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-    result = subprocess.run([sys.executable, "-m", "n2f_tui", *args], capture_output=True, text=True, timeout=300)
-    if check and result.returncode != 0:
-        raise AssertionError(f"n2f {' '.join(args)} exited {result.returncode}\n{result.stderr}")
-    return result
+n2f = partial(cli_n2f, check=True)
 
 
 def test_the_engine_is_registered():

@@ -195,8 +195,8 @@ def _wait_for_cpu(proc: subprocess.Popen, timeout: float) -> float:
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_stops_a_local_robogrid_run_mid_generation_and_resume_finishes_it(sig, gemma_path, n2f_home):
     name = f"stop-{sig.name.lower()}"
-    proc = subprocess.Popen([sys.executable, "-m", "n2f_tui", "run", "robogrid", "-m", "local", "-n", "2", "-q",
-                             "-s", "max_tokens=96", "--name", name], cwd=ROOT, stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "n2f_tui", "run", "robogrid", "-m", "local", "-n", "1", "-q",
+                             "-s", "max_tokens=48", "--name", name], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     runs = n2f_home / "runs"
     deadline = time.monotonic() + 300
@@ -218,7 +218,7 @@ def test_a_signal_stops_a_local_robogrid_run_mid_generation_and_resume_finishes_
                              capture_output=True, text=True, timeout=900)
     assert resumed.returncode == 0, resumed.stderr
     summary = json.loads(resumed.stdout)
-    assert summary["counts"]["pending"] == 0 and summary["counts"].get("error", 0) == 0 and summary["n"] == 2
+    assert summary["counts"]["pending"] == 0 and summary["counts"].get("error", 0) == 0 and summary["n"] == 1
 
 
 @pytest.mark.slow
@@ -226,7 +226,7 @@ def test_a_signal_stops_a_local_robogrid_run_mid_generation_and_resume_finishes_
 async def test_c_in_the_inspector_stops_a_local_run_mid_generation(gemma_path, n2f_home):
     app = N2FApp(formats=STABLE, demo=False)
     async with app.run_test(size=(160, 48)) as pilot:
-        prepared = await api.prepare_run("robogrid", ["max_tokens=96"], model="local", limit=2, concurrency=1,
+        prepared = await api.prepare_run("robogrid", ["max_tokens=48"], model="local", limit=1, concurrency=1,
                                          name="tui-stop")
         job = app.start_job(prepared)
         app.open_run(prepared.store.id)

@@ -5,18 +5,15 @@ from __future__ import annotations
 import csv
 import io
 import json
-import subprocess
-import sys
 
 import pytest
 
 from sessions.store.runs import RunStore
+from cli_support import n2f as cli_n2f
 
 
 def n2f(*args: str) -> str:
-    result = subprocess.run([sys.executable, "-m", "n2f_tui", *args], capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stderr
-    return result.stdout
+    return cli_n2f(*args, check=True).stdout
 
 
 def markdown_tables(text: str) -> dict[str, list[list[str]]]:

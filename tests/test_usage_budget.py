@@ -96,7 +96,7 @@ def test_a_cost_budget_stops_the_run():
 
 @pytest.mark.slow
 def test_smoke_runs_every_engine_as_one_group():
-    result = n2f("smoke", "-m", "sim", "-n", "3", "--json", timeout=300)
+    result = n2f("smoke", "-m", "sim", "-n", "3", "--json")
     smoke = json.loads(result.stdout)
     rows = smoke["runs"]
     assert [r["engine"] for r in rows] == list(engine_names())
@@ -106,7 +106,7 @@ def test_smoke_runs_every_engine_as_one_group():
     assert sorted(r["group"] for r in runs) == [smoke["group"]] * len(rows)
     assert [(r["engine"], r["metric"]) for r in rows] == [
         ("dedc", "accuracy"), ("logic", "accuracy"), ("robogrid", "svr"), ("rgp", "mean_C"), ("compost", "macro_f1")]
-    table = n2f("smoke", "-m", "sim", "-n", "2", "--engine", "dedc", "logic", timeout=300).stdout
+    table = n2f("smoke", "-m", "sim", "-n", "2", "--engine", "dedc", "logic").stdout
     assert "metric" in table and "dedc" in table and "logic" in table and "accuracy" in table, table
     assert "robogrid" not in table, table
 

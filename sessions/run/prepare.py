@@ -12,9 +12,10 @@ import hashlib
 import itertools
 import platform
 import random
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from importlib import metadata
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, AsyncIterator, Iterable, Iterator, Mapping, Sequence
 
 from engines import get_engine
 from engines.contract import Engine
@@ -157,6 +158,17 @@ def chosen_items(items: Sequence[Item], limit: int | None, sample: int | None, s
     return items if limit is None else itertools.islice(items, limit)
 
 
+@asynccontextmanager
+async def closed_on_failure(backend: Backend) -> AsyncIterator[None]:
+    """Close ``backend`` when the block fails: the client its preflight made, left open, would be
+    reported at exit ("Unclosed client session") under the one line of the error."""
+    try:
+        yield
+    except BaseException:
+        await backend.aclose()
+        raise
+
+
 async def prepare_run(
     engine_name: str,
     setting_pairs: Sequence[str] | Mapping[str, str] = (),
@@ -194,24 +206,17 @@ async def prepare_run(
     service = (service or ServiceOptions()).check()
     cache = response_cache(spec.kind, service.cache, config)
     backend = make_backend(spec, engine, seed, config, cache=cache)
-    await backend.preflight()
-    await preflight_tools(engine.tools, settings)
-    chosen = {**engine.templates(settings), **(templates or {})}
-    store = RunStore.create(
-        engine=engine.name,
-        settings=settings_to_json(settings),
-        seed=seed,
-        model=spec.text,
-        backend=backend.describe(),
-        items=items,
-        templates=chosen,
-        concurrency=concurrency,
-        name=name,
-        extra={"versions": package_versions(), **reproduction_meta(engine, settings, chosen), **tools_meta(engine.tools),
-               "provenance": provenance(settings_to_json(settings), cache_enabled=cache is not None),
-               **({"group": group} if group else {}), **service.meta()},
-    )
-    store.acquire()
+    async with closed_on_failure(backend):
+        await backend.preflight()
+        await preflight_tools(engine.tools, settings)
+        chosen = {**engine.templates(settings), **(templates or {})}
+        extra = {"versions": package_versions(), **reproduction_meta(engine, settings, chosen), **tools_meta(engine.tools),
+                 "provenance": provenance(settings_to_json(settings), cache_enabled=cache is not None),
+                 **({"group": group} if group else {}), **service.meta()}
+        store = RunStore.create(engine=engine.name, settings=settings_to_json(settings), seed=seed, model=spec.text,
+                                backend=backend.describe(), items=items, templates=chosen, concurrency=concurrency,
+                                name=name, extra=extra)
+        store.acquire()
     runner = Runner(store, engine, settings, backend, concurrency=concurrency, templates=chosen, budget=budget,
                     rpm=service.rpm, tpm=service.tpm)
     return PreparedRun(store=store, runner=runner, engine=engine, backend=backend)
@@ -255,8 +260,9 @@ async def prepare_resume(ref: str, concurrency: int | None = None, config: Confi
         service = (service or ServiceOptions()).check().with_recorded(store.meta)
         backend = make_backend(spec, engine, int(store.meta.get("seed", DEFAULT_SEED)), config,
                                cache=response_cache(spec.kind, service.cache, config))
-        await backend.preflight()
-        await preflight_tools(engine.tools, settings)
+        async with closed_on_failure(backend):
+            await backend.preflight()
+            await preflight_tools(engine.tools, settings)
     except BaseException:
         store.close()
         raise
