@@ -364,14 +364,20 @@ async def test_preflight_unreachable_port():
     port = free_port()
     backend = OpenAIBackend(ModelSpec("openai", "m", f"http://127.0.0.1:{port}/v1"))
     with pytest.raises(InputError, match=rf"^cannot reach http://127.0.0.1:{port}/v1: ") as info:
-        await backend.preflight()
+        try:
+            await backend.preflight()
+        finally:
+            await backend.aclose()  # as prepare_run does (closed_on_failure): the client is not left open
     assert "\n" not in str(info.value)
 
 
 async def test_preflight_sends_no_request_to_a_hanging_server(stub):
     stub.push("hang:120")
     backend = make_backend(stub)
-    await asyncio.wait_for(backend.preflight(), HANG)
+    try:
+        await asyncio.wait_for(backend.preflight(), HANG)
+    finally:
+        await backend.aclose()
     assert stub.chat_requests() == [] and stub.pending() == ["hang:120"]
 
 
