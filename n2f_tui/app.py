@@ -247,6 +247,7 @@ class N2FApp(App[None]):
         await self.stop_jobs()
         for job in list(self.jobs.values()):  # cancelled before its task ever ran: its pause still ends
             self._job_done(job)
+        COLLECTOR.waive_pending()  # the screens are closed and the app ends: no full pass for them
 
     # ------------------------------------------------------ command palette
 

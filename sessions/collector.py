@@ -30,7 +30,10 @@ cycles where only a full pass frees them; that pass took 0.35-0.4 s in a test pr
 heap, paid on the key that closed the screen and again at every app exit, where the exit
 frees everything anyway. So ``release(collect=True)`` only marks a collection as pending;
 the app runs it a moment later (``collect_pending``), and the next ``hold`` runs it first if
-it comes sooner, so that the closed screen's garbage is never frozen in with the new one.
+it comes sooner, so that the closed screen's garbage is never frozen in with the new one. An
+app that ends waives what it still owes (``waive_pending``): the process ends next. Paid by
+the next app's first run screen instead, as in a test process that opens one app a test, it
+cost 0.43 s a test (19 passes, 8.2 s of a 39 s file of pilot tests, cProfile).
 """
 
 from __future__ import annotations
@@ -81,6 +84,11 @@ class CollectorPolicy:
             owed, self.pending = self.pending, False
         if owed:
             gc.collect()
+
+    def waive_pending(self) -> None:
+        """Forget the pass owed: its garbage is freed by the process's end (or a later automatic pass)."""
+        with self._lock:
+            self.pending = False
 
     def refreeze(self) -> None:
         """Freeze what survived since the last freeze, if someone holds the heap (who will thaw it)."""

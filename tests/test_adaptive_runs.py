@@ -22,6 +22,7 @@ import pytest
 from sessions.store.runs import RunStore
 from stub_openai import running_stub
 from cli_support import n2f
+from n2f_tui.commands import running
 
 DEDC_ANSWER = "view_1 := f0 (all, attr_1, 2); result := view_1;"
 
@@ -151,14 +152,15 @@ def test_preflight_a_server_listing_no_models_is_asked_for_one_token():
 # ------------------------------------------------------------------ off a terminal
 
 
-def test_off_a_terminal_run_prints_a_plain_progress_line_every_few_seconds():
-    result = n2f("run", "dedc", "-m", "sim:latency=0.3", "-n", "40", "-j", "2", "--name", "plain")
+def test_off_a_terminal_run_prints_a_plain_progress_line_every_few_seconds(monkeypatch):
+    monkeypatch.setattr(running, "PLAIN_EVERY", 0.5)  # every 5 s in use: a tenth of it, and a tenth of the run
+    result = n2f("run", "dedc", "-m", "sim:latency=0.3", "-n", "8", "-j", "2", "--name", "plain")
     assert result.returncode == 0, result.stderr
     lines = [l for l in result.stderr.splitlines() if l.startswith("run plain: ") and " done · " in l]
-    pattern = r"run plain: (\d+)/40 done · [\d.]+ items/s · 0 errors · concurrency 2/2 · ETA (\d+s|-)"
+    pattern = r"run plain: (\d+)/8 done · [\d.]+ items/s · 0 errors · concurrency 2/2 · ETA (\d+s|-)"
     assert len(lines) >= 2 and all(re.fullmatch(pattern, l) for l in lines), result.stderr
     done = [int(re.match(pattern, l).group(1)) for l in lines]
-    assert done == sorted(done) and done[-1] == 40 and done[0] < 40
+    assert done == sorted(done) and done[-1] == 8 and done[0] < 8
     assert "\x1b[" not in result.stderr  # no escape codes in a log
 
 

@@ -9,21 +9,18 @@ import os
 import shutil
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
 
+from cli_support import n2f as cli_n2f, n2f_process
 from engines import get_engine
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def n2f(*args: str, check: bool = True, env: dict | None = None) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, "-m", "n2f_tui", *args], capture_output=True, text=True, timeout=300,
-                          env={**os.environ, **(env or {})})
-    if check:
-        assert done.returncode == 0, done.stderr
-    return done
+n2f = partial(cli_n2f, check=True)
 
 
 def test_version_names_the_package_version_and_the_checkout_s_revision():
@@ -56,9 +53,10 @@ def test_n2f_completion_bash_passes_bash_n():
 
 
 def completions(tmp_path: Path, line: str) -> list[str]:
-    """What the shell scripts get back from ``n2f`` for the words typed so far (argcomplete's protocol)."""
+    """What the shell scripts get back from ``n2f`` for the words typed so far (argcomplete's protocol,
+    in a process of its own: argcomplete ends the process it answers from)."""
     answer = tmp_path / "answer"
-    n2f(env={"_ARGCOMPLETE": "1", "COMP_LINE": line, "COMP_POINT": str(len(line)), "_ARGCOMPLETE_IFS": "\n",
+    n2f_process(check=True, env={"_ARGCOMPLETE": "1", "COMP_LINE": line, "COMP_POINT": str(len(line)), "_ARGCOMPLETE_IFS": "\n",
              "_ARGCOMPLETE_STDOUT_FILENAME": str(answer)})
     return answer.read_text(encoding="utf-8").split()
 

@@ -78,6 +78,18 @@ def test_the_last_release_owes_one_full_pass_which_collect_pending_pays_later_no
     assert not COLLECTOR.pending
 
 
+def test_a_waived_pass_is_not_paid_by_the_next_hold():
+    alive = frozen_cyclic_garbage()
+    COLLECTOR.waive_pending()  # the app ended: its closed screens' garbage goes with the process
+    COLLECTOR.hold()
+    try:
+        assert alive() is not None and not COLLECTOR.pending
+    finally:
+        COLLECTOR.release()
+    gc.collect()
+    assert alive() is None  # not leaked: thawed, an ordinary pass frees it
+
+
 def test_a_hold_that_comes_before_the_owed_pass_runs_it_first():
     alive = frozen_cyclic_garbage()
     COLLECTOR.hold()  # another run screen opens at once: the closed one's garbage must not be frozen with it

@@ -3,22 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from cli_support import n2f
 from sessions.redact import redact, remember
 from stub_openai import running_stub
 
 KEYS = ("gw-live-7f3a9c1e5b2d4f60aa", "sk-proj-Zq8xT2vLm9Rk4Wn7Yp3Jc6Hd1Fs5Ga0")  # a gateway's own shape, OpenAI's
-
-
-def n2f(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "n2f_tui", *args], capture_output=True, text=True, timeout=300,
-                          env={**os.environ, **env})
 
 
 def grep(key: str, *where: Path) -> str:

@@ -18,6 +18,7 @@ import pytest
 from engines.compost.kg import KG_PATH
 from engines.sparql.guard import components
 from sessions.backends.base import BackendError
+from sessions.tools import sparql_endpoint
 from sessions.tools.sparql import MAX_COMPONENTS, embedded_worker, sparql
 from sessions.tools.sparql_worker import QueryWorker, WorkerError
 from sessions.tools.dispatch import TOOLS
@@ -190,6 +191,7 @@ def test_an_endpoint_answers_over_http():
         server.shutdown()
 
 
-def test_an_unreachable_endpoint_is_a_clear_error():
+def test_an_unreachable_endpoint_is_a_clear_error(monkeypatch):
+    monkeypatch.setattr(sparql_endpoint, "RETRIES", 1)  # the message is the point, not the backoff's length
     with pytest.raises(BackendError, match="unreachable"):
         run(GOLD, endpoint="http://127.0.0.1:9/sparql", timeout=1)

@@ -67,16 +67,17 @@ async def test_blind_mode_hides_every_automatic_tag_and_b_reveals_them():
         await until(pilot, lambda: screen_named(app, "AgreementScreen"))
 
 
-async def test_labelling_twenty_study_items_blind_at_80x24_one_key_per_move_and_tag():
+async def test_labelling_six_study_items_blind_at_80x24_one_key_per_move_and_tag():
+    """Six items, each step alike (the slow fifty-item walk in test_tui_study counts the keys)."""
     await make_run("labelling", limit=60, model="sim:error_rate=0.7")
-    study.create(RunStore.open("labelling"), 20, seed=0)
+    study.create(RunStore.open("labelling"), 6, seed=0)
     async with inspect_run("labelling", size=(80, 24), blind=True, annotator="ada") as (app, pilot):
         screen = app.screen
         state = screen.state
-        assert state.filter == "study" and len(state.order) == 20  # blind with a study: its items only
+        assert state.filter == "study" and len(state.order) == 6  # blind with a study: its items only
         chosen: dict[str, str] = {}
         taxonomy = [t.code for t in state.taxonomy()]
-        for step in range(20):
+        for step in range(6):
             index = screen.current
             assert not state.reviewed(index)
             await pilot.press("t")
@@ -86,8 +87,8 @@ async def test_labelling_twenty_study_items_blind_at_80x24_one_key_per_move_and_
             chosen[state.ids[index]] = taxonomy[step % 2]
             await pilot.press("d")  # done: on to the next unlabelled item
             await pilot.pause()
-        assert state.study_progress() == (20, 20)
-        assert "study 20/20" in str(screen.query_one("#run-state").render())
+        assert state.study_progress() == (6, 6)
+        assert "study 6/6" in str(screen.query_one("#run-state").render())
     log = RunStore.open("labelling").annotations()
     events = log.events()
     assert {e["item"] for e in events} == set(chosen) and all(e["blind"] and e["annotator"] == "ada" for e in events)

@@ -3,6 +3,7 @@ field, only shown fields take the focus, the last engine and values remembered."
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Input, Select
 
 from engines import get_engine
@@ -35,29 +36,39 @@ async def choose_engine(pilot, dialog, name: str) -> None:
     await pilot.pause()
 
 
-async def test_every_setting_of_every_engine_is_a_visible_field_at_80x24():
+@pytest.mark.parametrize("name", ["rgp", *(pytest.param(n, marks=pytest.mark.slow) for n in
+                                          ("dedc", "robogrid", "logic", "compost"))])
+async def test_every_setting_of_each_engine_is_a_visible_field_at_80x24(name):
+    """Tab through the form: each field scrolls into view, smoothly (animations on, as a user sees
+    them). rgp, the shortest form, is in the fast suite; the others are slow."""
     app = N2FApp(formats=STABLE, demo=False)
+    app.animation_level = "full"
     async with app.run_test(size=(80, 24)) as pilot:
         dialog = await open_dialog(pilot, app)
         assert app.focused is dialog.query_one("#engine")  # the first field has the focus
         form = dialog.query_one("#form")
-        for name in ("dedc", "robogrid", "logic", "compost", "rgp"):
-            await choose_engine(pilot, dialog, name)
-            wanted = [f"set-{f.name}" for f in settings_fields(get_engine(name).settings_type)]
-            reached = []
-            dialog.query_one("#engine").focus()
+        await choose_engine(pilot, dialog, name)
+        wanted = [f"set-{f.name}" for f in settings_fields(get_engine(name).settings_type)]
+        reached = []
+        dialog.query_one("#engine").focus()
+        await scrolled(pilot)
+        for _ in range(len(wanted) + 10):
+            dialog.focus_next()
             await scrolled(pilot)
-            for _ in range(len(wanted) + 10):  # Tab through the form: each field scrolls into view
-                dialog.focus_next()
-                await scrolled(pilot)
-                focused = app.focused
-                if focused.id in ("cancel", "start"):
-                    break
-                assert form.region.contains_region(focused.region), f"{focused.id} is focused but not shown"
-                reached.append(focused.id)
-            assert [i for i in reached if i.startswith("set-")] == wanted
-            assert reached[:5] == ["model", "limit", "concurrency", "seed", "name"]
-        # typing goes into the field that is shown: the last setting, scrolled to
+            focused = app.focused
+            if focused.id in ("cancel", "start"):
+                break
+            assert form.region.contains_region(focused.region), f"{focused.id} is focused but not shown"
+            reached.append(focused.id)
+        assert [i for i in reached if i.startswith("set-")] == wanted
+        assert reached[:5] == ["model", "limit", "concurrency", "seed", "name"]
+
+
+async def test_typing_goes_into_the_field_that_is_shown_the_last_setting_scrolled_to():
+    app = N2FApp(formats=STABLE, demo=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        dialog = await open_dialog(pilot, app)
+        form = dialog.query_one("#form")
         await choose_engine(pilot, dialog, "robogrid")
         shots = dialog.query_one("#set-shots", Input)
         shots.focus()
