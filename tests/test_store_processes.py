@@ -106,16 +106,17 @@ FULL_DISK = textwrap.dedent("""
                 break
         time.sleep(0.02)
     ballast = os.path.join(home, "ballast")
-    with open(ballast, "wb") as f:  # fill the disk while the run goes on
-        try:
+    try:  # fill the disk while the run goes on (under load, the open itself can be the write that finds it full)
+        with open(ballast, "wb") as f:
             while True:
                 f.write(b"\\0" * 65536)
                 f.flush()
-        except OSError:
-            pass
+    except OSError:
+        pass
     _, stderr = run.communicate(timeout=120)
     stored_at_stop = sum(1 for line in open(index, "rb") if line.endswith(b"\\n"))
-    os.remove(ballast)
+    if os.path.exists(ballast):
+        os.remove(ballast)
     resumed = subprocess.run(cmd + ["resume", "full", "--json", "-q"], env=env, capture_output=True, text=True)
     json.dump({"status": run.returncode, "stderr": stderr, "stored_at_stop": stored_at_stop,
                "resume_status": resumed.returncode, "resume_stderr": resumed.stderr,

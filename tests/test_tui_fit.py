@@ -24,7 +24,7 @@ from n2f_tui.screens.run import RunScreen
 from n2f_tui.widgets.pane import Pane, parts
 from n2f_tui.widgets.progress import RunHeader
 from n2f_tui.widgets.style import STABLE
-from tui_support import make_run_sync, until
+from tui_support import make_run_sync, terminal_sizes, until
 
 ENGINES = ("dedc", "logic", "compost", "robogrid", "rgp")
 SIZES = [(80, 24), (120, 40), (200, 50)]
@@ -142,7 +142,7 @@ def read_detail(app: N2FApp, size: tuple[int, int]) -> None:
         assert joined(question.splitlines()[0])[:40] in joined(visible(detail_view.query_one("#col-output")))
 
 
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("size", terminal_sizes(*SIZES))
 @pytest.mark.parametrize("engine", ENGINES)
 def test_detail_of_the_first_wrong_item(snap_compare, runs, engine, size):
     checked = []

@@ -20,7 +20,7 @@ from n2f_tui.cli import main as cli_main
 from n2f_tui.screens.editor import EditorScreen
 from n2f_tui.widgets.style import STABLE
 from sessions.store.runs import list_run_meta
-from tui_support import detail_shown, make_run, screen_named, until
+from tui_support import detail_shown, make_run, screen_named, terminal_sizes, until
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -122,7 +122,7 @@ def test_the_cli_refuses_j_0_as_the_dialog_does(capsys, command):
     assert not list_run_meta()
 
 
-@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("size", terminal_sizes((80, 24), (160, 48)))
 async def test_the_footer_fits_and_wide_views_scroll_sideways_and_z_zooms(size):
     await make_run("wide", limit=4, engine="robogrid")
     app = N2FApp(run="wide", formats=STABLE, demo=False)

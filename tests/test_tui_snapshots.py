@@ -16,7 +16,7 @@ from n2f_tui.app import N2FApp
 from n2f_tui.screens.newrun import FormScroll
 from n2f_tui.screens.run import RunScreen
 from n2f_tui.widgets.style import STABLE
-from tui_support import make_run_sync, until
+from tui_support import make_run_sync, terminal_sizes, until
 
 SIZES = [(80, 24), (160, 48)]
 
@@ -40,13 +40,13 @@ async def settle(pilot) -> None:
     await pilot.pause()
 
 
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("size", terminal_sizes(*SIZES))
 def test_home(snap_compare, runs, size):
     assert snap_compare(N2FApp(formats=STABLE, demo=False), terminal_size=size, run_before=settle)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("size", terminal_sizes(*SIZES))
 def test_run_on_a_wrong_item(snap_compare, runs, size):
     async def wrong_item(pilot):
         await settle(pilot)
@@ -57,7 +57,7 @@ def test_run_on_a_wrong_item(snap_compare, runs, size):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("size", terminal_sizes(*SIZES))
 def test_report(snap_compare, runs, size):
     async def report(pilot):
         await settle(pilot)
@@ -77,7 +77,7 @@ def test_help(snap_compare, runs):
     assert snap_compare(N2FApp(run="base", formats=STABLE, demo=False), terminal_size=(80, 24), run_before=help_screen)
 
 
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("size", terminal_sizes(*SIZES))
 def test_new_run_dialog_scrolled_to_the_last_setting(snap_compare, size):
     async def last_setting(pilot):
         await settle(pilot)
@@ -96,7 +96,7 @@ def test_new_run_dialog_scrolled_to_the_last_setting(snap_compare, size):
     assert snap_compare(N2FApp(formats=STABLE, demo=False), terminal_size=size, run_before=last_setting)
 
 
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("size", terminal_sizes(*SIZES))
 def test_report_after_review(snap_compare, runs, size):
     """After omission is removed and redundancy added on one item: the summary says what was reviewed,
     and the report is scrolled to the automatic vs final counts."""
@@ -147,17 +147,17 @@ def on_item(index: int | None, scroll_to: str = ""):
     return run_before
 
 
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("size", terminal_sizes(*SIZES))
 def test_compost_item_with_its_query_results(snap_compare, engine_runs, size):
     assert snap_compare(N2FApp(run="kg", formats=STABLE, demo=False), terminal_size=size, run_before=on_item(6))
 
 
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("size", terminal_sizes(*SIZES))
 def test_rgp_item_with_its_grids(snap_compare, engine_runs, size):
     assert snap_compare(N2FApp(run="grids", formats=STABLE, demo=False), terminal_size=size,
                         run_before=on_item(0, scroll_to="Samples"))
 
 
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("size", terminal_sizes(*SIZES))
 def test_robogrid_instruct_item(snap_compare, engine_runs, size):
     assert snap_compare(N2FApp(run="instruct", formats=STABLE, demo=False), terminal_size=size, run_before=on_item(None))

@@ -7,6 +7,7 @@ import time
 from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator, Callable, Sequence
 
+import pytest
 from textual.css.query import NoMatches
 from textual.pilot import Pilot
 
@@ -45,6 +46,13 @@ async def until(pilot: Any, predicate: Callable[[], Any], timeout: float = 10.0)
         if time.monotonic() > deadline:
             raise AssertionError("condition not reached in time")
         await pilot.pause(0.02)
+
+
+def terminal_sizes(*sizes: tuple[int, int]) -> list[Any]:
+    """``sizes`` as test parameters named WxH. One wider than 120 columns is slow: the fast suite
+    checks the terminals of the field (80x24, a laptop's 120x40), the full suite every size."""
+    return [pytest.param(size, id=f"{size[0]}x{size[1]}", marks=[pytest.mark.slow] if size[0] > 120 else [])
+            for size in sizes]
 
 
 def screen_named(app: Any, name: str) -> bool:
