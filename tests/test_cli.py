@@ -7,6 +7,7 @@ import gc
 import io
 import json
 import os
+import signal
 import socket
 import subprocess
 import warnings
@@ -152,6 +153,21 @@ def test_a_refused_server_is_one_line_and_leaves_no_client_open():
                                "connection refused")
             gc.collect()
     assert [str(w.message) for w in caught if "Unclosed" in str(w.message)] == []
+
+
+def test_a_run_leaves_the_process_signal_handlers_as_it_found_them():
+    """A run takes SIGINT and SIGTERM for its clean stop; asyncio's removal of its handlers sets
+    Python's defaults, so a caller's own (a test worker's, a program embedding n2f) must come back."""
+    def mine(*_: object) -> None:
+        return None
+
+    before = signal.signal(signal.SIGINT, mine), signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    try:
+        n2f("run", "dedc", "-n", "2", "-q")
+        assert signal.getsignal(signal.SIGINT) is mine and signal.getsignal(signal.SIGTERM) == signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, before[0])
+        signal.signal(signal.SIGTERM, before[1])
 
 
 @pytest.mark.slow

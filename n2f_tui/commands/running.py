@@ -142,7 +142,8 @@ async def drive(prepared: api.PreparedRun, quiet: bool) -> Any:
     runner = prepared.runner
     _announce_cap(prepared)
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    for sig in before:
         try:
             loop.add_signal_handler(sig, runner.cancel)
         except (NotImplementedError, RuntimeError):
@@ -150,11 +151,13 @@ async def drive(prepared: api.PreparedRun, quiet: bool) -> Any:
     try:
         return await watch(prepared, quiet)
     finally:
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        for sig, handler in before.items():
             try:
-                loop.remove_signal_handler(sig)
+                loop.remove_signal_handler(sig)  # which sets Python's default, not what was there
             except (NotImplementedError, RuntimeError):
                 pass
+            if handler is not None:
+                signal.signal(sig, handler)  # the process is left as found (a caller's own handler, or SIG_IGN)
         prepared.store.close()
         await prepared.backend.aclose()
 
