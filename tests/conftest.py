@@ -22,11 +22,13 @@ from official_data import DATA_ROOT, MISSING_REASON, data_present
 textual.constants.TEXTUAL_ANIMATIONS = "none"  # read by every App at its creation
 
 
-def pytest_unconfigure(config: pytest.Config) -> None:
+def pytest_sessionfinish(session: pytest.Session) -> None:
     """One full collection, then the survivors frozen: pytest's cleanup then collects five times
     more to catch unraisable exceptions at exit, and each of those walked the worker's whole heap
     (3.5 s of CPU after the inspector's tests). The garbage is still collected here, while the
-    unraisable-exception hook is in place; the later passes only have nothing left to walk."""
+    unraisable-exception hook is in place; the later passes only have nothing left to walk. Here,
+    not at unconfigure: a worker is still inside its session, so xdist does not end it mid-pass
+    (execnet interrupts a worker's main thread that goes on after it said it had finished)."""
     gc.collect()
     gc.freeze()
 

@@ -28,7 +28,14 @@ GOLD = ("SELECT ?result WHERE { ?result <http://dbpedia.org/ontology/deathPlace>
 
 
 def run(query: str, **payload) -> dict:
-    return json.loads(asyncio.run(sparql({"query": query, "gold": GOLD, "graph": str(KG_PATH), **payload})))
+    """The tool's answer, its endpoint client closed at the end as a run's end closes it."""
+    async def answer() -> str:
+        try:
+            return await sparql({"query": query, "gold": GOLD, "graph": str(KG_PATH), **payload})
+        finally:
+            await sparql_endpoint.close_sessions()
+
+    return json.loads(asyncio.run(answer()))
 
 
 def test_registered_as_a_tool():
