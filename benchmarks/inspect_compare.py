@@ -1,13 +1,16 @@
-"""Whole-process wall time: ``n2f run dedc -s repeat=10 -m sim`` vs Inspect AI's mock model.
+"""Whole-process CPU, wall time and peak RSS: ``n2f run dedc -s repeat=10 -m sim`` vs Inspect AI's mock model.
 
-Both sides do the same number of items (3,230) end to end as a person would start them,
-process start-up included, alternating in one run so machine load hits both alike; the
-median of a few runs each is compared.
+The same-shaped work on both sides, end to end as a person would start it, process start-up
+included: n2f's 3,230 dedc items (generate, call the simulator, score) against Inspect AI's
+``mockllm/model`` on 3,000 samples of a generate + match task with ``--max-samples 1000``.
+The two run in interleaved pairs, so machine load hits both alike; each figure is the
+median over the pairs, and the CPU ratio (Inspect / n2f) is issue 28's figure. CPU is the
+user + system time of the process and the children it waited for (``wait4``).
 
 Inspect AI is installed only in this script's own venv (under the user cache dir, reused
 on later runs), never in the project's environment. Usage::
 
-    python benchmarks/inspect_compare.py [--runs 3]
+    python benchmarks/inspect_compare.py [--pairs 3]
 """
 
 from __future__ import annotations
@@ -19,9 +22,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
-SAMPLES = 3230  # dedc's 323 items x repeat=10
+N2F_ITEMS = 3230  # dedc's 323 items x repeat=10
+SAMPLES = 3000  # Inspect's side, as issue 28 sets it
+MAX_SAMPLES = 1000  # Inspect's samples in flight
 N2F_COMMAND = ["-m", "n2f_tui", "run", "dedc", "-s", "repeat=10", "-m", "sim", "-q", "--json"]
 
 # mockllm would count tokens with tiktoken, which downloads its encoding on first use (and
@@ -68,14 +74,27 @@ def inspect_venv() -> Path:
     return inspect
 
 
-def timed(command: list[str], env: dict[str, str], cwd: Path) -> float:
-    """Wall seconds of one whole process; a failure stops the comparison with its stderr."""
-    started = time.perf_counter()
-    done = subprocess.run(command, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    seconds = time.perf_counter() - started
-    if done.returncode != 0:
-        sys.exit(f"{' '.join(command)} failed ({done.returncode}):\n{done.stderr[-2000:]}")
-    return seconds
+@dataclass
+class Cost:
+    """One whole process: wall and CPU seconds (its own and its children's), peak RSS in MB."""
+    wall: float
+    cpu: float
+    rss_mb: float
+
+
+def measured(command: list[str], env: dict[str, str], cwd: Path) -> Cost:
+    """What one whole process cost (``wait4``: its rusage, with the children it waited for);
+    a failure stops the comparison with its stderr."""
+    with tempfile.TemporaryFile() as stderr:
+        started = time.perf_counter()
+        process = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=stderr)
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - started
+        process.returncode = os.waitstatus_to_exitcode(status)
+        if process.returncode != 0:
+            stderr.seek(0)
+            sys.exit(f"{' '.join(command)} failed ({process.returncode}):\n{stderr.read()[-2000:].decode(errors='replace')}")
+    return Cost(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
 def check_inspect_log(python: Path, log_dir: Path) -> None:
@@ -85,27 +104,36 @@ def check_inspect_log(python: Path, log_dir: Path) -> None:
         sys.exit(f"inspect eval did not complete {SAMPLES} samples with mockllm/model: {done.stdout.strip()} {done.stderr[-500:]}")
 
 
+def median_of(costs: list[Cost], field: str) -> float:
+    return statistics.median(getattr(c, field) for c in costs)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3, help="runs of each side (median reported)")
+    parser.add_argument("--pairs", type=int, default=3, help="interleaved pairs (medians reported)")
     args = parser.parse_args()
     inspect = inspect_venv()
     with tempfile.TemporaryDirectory(prefix="n2f-vs-inspect-") as scratch:
         work = Path(scratch)
         (work / "trivial.py").write_text(TASK_FILE, encoding="utf-8")
-        n2f_env = {**os.environ, "N2F_HOME": str(work / "n2f-home")}
         ours, theirs = [], []
-        for run in range(args.runs):
-            ours.append(timed([sys.executable, *N2F_COMMAND], n2f_env, work))
-            log_dir = work / f"logs-{run}"
+        for pair in range(args.pairs):
+            n2f_env = {**os.environ, "N2F_HOME": str(work / f"n2f-home-{pair}")}
+            ours.append(measured([sys.executable, *N2F_COMMAND], n2f_env, work))
+            log_dir = work / f"logs-{pair}"
             # inspect resolves task files relative to its working directory; the task sets the model
-            command = [str(inspect), "eval", "trivial.py", "--display", "none", "--log-dir", str(log_dir)]
-            theirs.append(timed(command, dict(os.environ), work))
+            command = [str(inspect), "eval", "trivial.py", "--display", "none", "--max-samples", str(MAX_SAMPLES),
+                       "--log-dir", str(log_dir)]
+            theirs.append(measured(command, dict(os.environ), work))
             check_inspect_log(inspect.parent / "python", log_dir)
-    n2f_s, inspect_s = statistics.median(ours), statistics.median(theirs)
-    print(f"n2f run dedc -s repeat=10 -m sim ({SAMPLES} items): median {n2f_s:.2f}s of {[round(t, 2) for t in ours]}")
-    print(f"inspect eval, mockllm/model ({SAMPLES} samples): median {inspect_s:.2f}s of {[round(t, 2) for t in theirs]}")
-    print(f"ratio (inspect / n2f): {inspect_s / n2f_s:.1f}x")
+    for label, costs in ((f"n2f run dedc -s repeat=10 -m sim ({N2F_ITEMS} items)", ours),
+                         (f"inspect eval mockllm/model ({SAMPLES} samples, --max-samples {MAX_SAMPLES})", theirs)):
+        print(f"{label}: median CPU {median_of(costs, 'cpu'):.2f}s, wall {median_of(costs, 'wall'):.2f}s, "
+              f"peak RSS {median_of(costs, 'rss_mb'):.0f} MB; CPU per pair {[round(c.cpu, 2) for c in costs]}")
+    for field, what in (("cpu", "CPU"), ("wall", "wall"), ("rss_mb", "peak RSS")):
+        ratios = [getattr(t, field) / getattr(o, field) for o, t in zip(ours, theirs)]
+        print(f"{what} ratio (inspect / n2f): median of pairs {statistics.median(ratios):.1f}x "
+              f"{[round(r, 1) for r in ratios]}")
 
 
 if __name__ == "__main__":
