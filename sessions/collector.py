@@ -31,9 +31,9 @@ heap, paid on the key that closed the screen and again at every app exit, where 
 frees everything anyway. So ``release(collect=True)`` only marks a collection as pending;
 the app runs it a moment later (``collect_pending``), and the next ``hold`` runs it first if
 it comes sooner, so that the closed screen's garbage is never frozen in with the new one. An
-app that ends waives what it still owes (``waive_pending``): the process ends next. Paid by
-the next app's first run screen instead, as in a test process that opens one app a test, it
-cost 0.43 s a test (19 passes, 8.2 s of a 39 s file of pilot tests, cProfile).
+app that ends waives what it still owes (``waive_pending``): the process ends next. Left
+owed, it fell to the next app's first run screen: in a test process, which opens an app a
+test, 0.43 s a test (19 passes, 8.2 s of a 39 s file of pilot tests, cProfile).
 """
 
 from __future__ import annotations
