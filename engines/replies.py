@@ -168,16 +168,21 @@ def echo_similarity(text: str, prompt: str) -> float | None:
 
 
 def echo_evidence(text: str, prompt: str, by_similarity: bool = False) -> str | None:
-    """Why the reply is an echo of the prompt (see ``prompt_echo`` above), or None."""
-    similarity = echo_similarity(text, prompt)
-    figure = (f"similarity {similarity:.2f} (threshold {ECHO_SIMILARITY:.2f}): that share of the reply's "
-              f"{ECHO_SHINGLE}-token sequences occurs in the prompt") if similarity is not None else ""
+    """Why the reply is an echo of the prompt (see ``prompt_echo`` above), or None.
+
+    The similarity is computed only when it decides or is quoted: shingling a prompt with its
+    demonstrations is most of the check's cost, and most replies echo no line of it."""
     prompt_lines = {line.strip() for line in prompt.splitlines() if len(line.strip()) >= ECHO_MIN_LINE}
     openings = {line[:ECHO_OPENING] for line in prompt_lines if len(line) >= ECHO_OPENING}
     echoed = [line.strip() for line in text.splitlines()
               if line.strip() in prompt_lines or len(line.strip()) >= ECHO_OPENING and line.strip()[:ECHO_OPENING] in openings]
     chars = sum(map(len, echoed))
     by_lines = chars >= ECHO_MIN_CHARS and chars >= ECHO_MIN_SHARE * len("".join(text.split()))
+    if not (by_lines or by_similarity):
+        return None
+    similarity = echo_similarity(text, prompt)
+    figure = (f"similarity {similarity:.2f} (threshold {ECHO_SIMILARITY:.2f}): that share of the reply's "
+              f"{ECHO_SHINGLE}-token sequences occurs in the prompt") if similarity is not None else ""
     if by_lines:
         return (f"{len(echoed)} line(s), {chars} of the reply's {len(text)} characters, repeat the prompt, from "
                 f"`{shorten(echoed[0], collapse_spaces=True)}`" + (f"; {figure}" if figure else ""))
