@@ -39,6 +39,18 @@ def test_a_short_line_shared_with_the_prompt_is_not_an_echo():
     assert codes(Reply(reply, PROMPT)) == []
 
 
+def test_a_reply_echoing_no_line_is_not_shingled(monkeypatch):
+    """The similarity (shingles of the whole prompt) is worked out only when it decides or is quoted."""
+    shingled: list[str] = []
+    monkeypatch.setattr(replies, "_shingles", lambda text: shingled.append(text) or set())
+    reply = "The formula says that x3 holds and at least one of x1 and x2 holds too, as the question asks."
+    assert codes(Reply(reply, PROMPT)) == []
+    assert shingled == []
+    echo = PROMPT.split("\n\n[FORMULA]")[0]
+    assert codes(Reply(echo, PROMPT)) == ["prompt_echo"]
+    assert shingled  # quoted in the evidence
+
+
 def test_a_loop_names_the_repeated_span_and_where_it_starts():
     reply = "The answer is " + "x1 ∧ x2 " * 12
     (code, evidence), = observe(Reply(reply, PROMPT, "stop"))
