@@ -179,6 +179,26 @@ def test_fuzz_random_text_never_crashes(text):
     _check_no_crash(text)
 
 
+# The token rules written as one named group each, matched one token at a time: the reference
+# the scanner (which tells a token's kind by its text) is held to.
+_REFERENCE_TOKENS = re.compile(
+    r"(?P<FENCE>```[^\S\n]*[A-Za-z0-9_+\-.]*)|(?P<ASSIGN>:=)|(?P<ATOM>-?[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*)"
+    r"|(?P<LP>\()|(?P<RP>\))|(?P<COMMA>,)|(?P<SEMI>;)|(?P<NL>\n)|(?P<WS>[^\S\n]+)|(?P<NOISE>[`*]+)|(?P<OTHER>.)",
+    re.DOTALL)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(list("`*()-,;:=.\n \t\r\x0b\x1c\u00a0\u2028ab_Z9é") + ["```", "```py ", ":=", "-5", "f8"]),
+                max_size=80).map("".join) | st.text(max_size=120))
+def test_the_scanner_splits_and_names_tokens_as_the_named_rules_do(text):
+    from engines.dedc.parse import _Scanner
+
+    scanner = _Scanner(text)
+    expected = [(m.lastgroup, m.group(), m.start()) for m in _REFERENCE_TOKENS.finditer(text)]
+    assert list(zip(scanner.kinds, scanner.values, scanner.starts)) == [t for t in expected if t[0] != "NOISE"]
+    assert scanner.noise == [at for kind, _, at in expected if kind == "NOISE"]
+
+
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(st.sampled_from(["delete", "insert", "duplicate", "swap", "replace"]),
                           st.integers(0, 10_000), st.integers(0, 10_000), st.text(max_size=8)),

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Union
 
 from engines.parsing import ParseFailure, Positions, shorten
@@ -93,20 +94,37 @@ class Parsed:
 
 # ------------------------------------------------------------------------ tokens
 
+# The alternatives in the order that decides a tie at one position (``` is a fence, not noise;
+# ":=" an assignment, not two characters; "-5" an atom). Every character of a text is in one
+# token (the last alternative takes any single character), so a token's start is the sum of
+# the lengths before it, and its kind is told by its text (``_kind``).
 _TOKEN = re.compile(
-    r"(?P<FENCE>```[^\S\n]*[A-Za-z0-9_+\-.]*)"
-    r"|(?P<ASSIGN>:=)"
-    r"|(?P<ATOM>-?[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*)"
-    r"|(?P<LP>\()|(?P<RP>\))|(?P<COMMA>,)|(?P<SEMI>;)"
-    r"|(?P<NL>\n)"
-    r"|(?P<WS>[^\S\n]+)"
-    r"|(?P<NOISE>[`*]+)"
-    r"|(?P<OTHER>.)",
+    r"```[^\S\n]*[A-Za-z0-9_+\-.]*"  # FENCE
+    r"|:="  # ASSIGN
+    r"|-?[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*"  # ATOM
+    r"|[(),;\n]"  # LP RP COMMA SEMI NL
+    r"|[^\S\n]+"  # WS
+    r"|[`*]+"  # NOISE
+    r"|.",  # OTHER
     re.DOTALL,
 )
 _FENCE, _ASSIGN, _ATOM, _LP, _RP, _COMMA, _SEMI, _NL, _WS, _NOISE, _OTHER = (
     "FENCE", "ASSIGN", "ATOM", "LP", "RP", "COMMA", "SEMI", "NL", "WS", "NOISE", "OTHER")
+_BY_FIRST = {**{c: _ATOM for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"},
+             "(": _LP, ")": _RP, ",": _COMMA, ";": _SEMI, "\n": _NL, "*": _NOISE}  # kinds a first character decides
 _TARGET_OK = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def _kind(token: str) -> str:
+    """The kind of a token whose first character does not decide it (``_BY_FIRST``)."""
+    first = token[0]
+    if first == "`":
+        return _FENCE if token.startswith("```") else _NOISE
+    if first == "-":
+        return _ATOM if len(token) > 1 else _OTHER
+    if first == ":":
+        return _ASSIGN if token == ":=" else _OTHER
+    return _WS if first.isspace() else _OTHER  # str.isspace is the regex's \s
 
 
 class _Fail(Exception):
@@ -121,19 +139,15 @@ class _Scanner:
 
     def __init__(self, text: str):
         self.text = text
-        kinds: list[str] = []
-        values: list[str] = []
-        starts: list[int] = []
+        values: list[str] = _TOKEN.findall(text)
+        starts = [0, *accumulate(map(len, values))]
+        starts.pop()
+        kinds = [_BY_FIRST.get(v[0]) or _kind(v) for v in values]
         noise: list[int] = []
-        for m in _TOKEN.finditer(text):
-            kind = m.lastgroup
-            assert kind is not None, "every alternative of _TOKEN is a named group"
-            if kind == _NOISE:
-                noise.append(m.start())
-                continue
-            kinds.append(kind)
-            values.append(m.group())
-            starts.append(m.start())
+        if _NOISE in kinds:  # markdown marks are reported, not parsed
+            noise = [at for kind, at in zip(kinds, starts) if kind == _NOISE]
+            kept = [t for t, kind in enumerate(kinds) if kind != _NOISE]
+            kinds, values, starts = [kinds[t] for t in kept], [values[t] for t in kept], [starts[t] for t in kept]
         self.kinds, self.values, self.starts, self.noise = kinds, values, starts, noise
         self.n = len(kinds)
         self.positions: Positions | None = None
