@@ -224,3 +224,28 @@ async def test_the_inspectors_header_metrics_read_no_record_and_no_item_inputs(m
     metrics = run_metrics.engine_metrics(state, cache)
     assert metrics and len(cache) == 30
     assert all(not result.item.inputs and not result.outputs for _, result in cache.values())
+
+
+async def test_the_inspectors_state_takes_its_reading_once_and_keeps_its_counts(monkeypatch):
+    """Opening a run reads its summaries once: the first look for another process's writes finds nothing
+    to take again, and the status counts the header shows follow the records ``take`` changes."""
+    from collections import Counter
+
+    from n2f_tui.state import RunState
+    from tui_support import make_run
+
+    run = await make_run("counted", limit=30)
+    state = RunState(RunStore.open(run))
+    assert state.follow() == (False, [])
+
+    def direct() -> Counter:
+        return Counter(r["status"] for r in state.records.values())
+
+    def shown() -> dict:
+        return {k: v for k, v in state.counts().items() if v and k != "pending"}
+
+    assert shown() == direct() and state.counts()["pending"] == 0
+    wrong = next(i for i, r in state.records.items() if r["status"] != "correct")
+    right = next(i for i, r in state.records.items() if r["status"] == "correct")
+    state.take({wrong: {**state.records[wrong], "status": "correct"}, right: {**state.records[right], "status": "error"}})
+    assert shown() == direct() and state.counts()["pending"] == 0
