@@ -284,17 +284,6 @@ def test_determinism():
     assert [x["inputs"]["question"] for x in a] != [x["inputs"]["question"] for x in c]
 
 
-def test_kept_samples_change_no_item_and_stay_bounded(monkeypatch):
-    """The samples ``Samples`` keeps are the ones it would make again: a run built with a memo of one
-    sample equals one built with the default memo, and the memo never holds more than its bound."""
-    settings = DedcSettings(repeat=3)
-    kept = [i.to_json() for i in gen.GeneratedItems(settings, 5)]
-    monkeypatch.setattr(gen.Samples, "RECENT", 1)
-    items = gen.GeneratedItems(settings, 5)
-    assert [i.to_json() for i in items] == kept
-    assert len(items.samples._recent) == 1
-
-
 # --------------------------------------------------------------- fidelity to data
 
 

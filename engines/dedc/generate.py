@@ -265,14 +265,7 @@ class Samples(OnDemand[Sample]):
 
     Only repeat 0 (``first``) is kept, since it stands for every repeat of its DAG in the
     pool's lists: a 100,000-item build has 125,000 samples (about 1 KB each), which the
-    items made from them would otherwise hold while the store writes them.
-
-    The last ``RECENT`` samples made are kept too: an item's demonstrations are drawn
-    from every repeat, and at 3,230 items each sample made is asked for three times. A
-    sample depends only on the seed and its index, so a kept one equals a remade one;
-    the bound (about 4 MB) keeps memory flat in the run's size."""
-
-    RECENT = 4096
+    items made from them would otherwise hold while the store writes them."""
 
     def __init__(self, seed: int, repeats: int):
         self.seed = seed
@@ -280,23 +273,13 @@ class Samples(OnDemand[Sample]):
         self.period = len(self.dags)
         self.repeats = repeats
         self.first = tuple(self._make(d, 0) for d in range(self.period)) if repeats else ()
-        self._recent: dict[int, Sample] = {}
 
     def __len__(self) -> int:
         return self.period * self.repeats
 
     def element(self, index: int) -> Sample:
         repeat, d = divmod(index, self.period)
-        if repeat == 0:
-            return self.first[d]
-        recent = self._recent
-        sample = recent.pop(index, None)
-        if sample is None:
-            sample = self._make(d, repeat)
-            if len(recent) >= self.RECENT:
-                del recent[next(iter(recent))]  # the least recently asked for
-        recent[index] = sample
-        return sample
+        return self.first[d] if repeat == 0 else self._make(d, repeat)
 
     def _make(self, d: int, repeat: int) -> Sample:
         dag = self.dags[d]
