@@ -7,12 +7,13 @@ tags an item has once a person's edits are applied) is answered in one place.
 
 from __future__ import annotations
 
-from collections import Counter, OrderedDict
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from engines.core import STATUSES, Item, OnDemand, Tag, TagType
+from engines.core import STATUSES, Tag, TagType
 from n2f_tui.finding import FIELD, SORT_FIELD, ItemFields, filter_choices
+from n2f_tui.items_on_demand import ItemsOnDemand
 from sessions import api
 from sessions.study.annotations import AnnotationLog, ItemMarks
 from sessions.store.results_log import Summary, summary_of
@@ -48,34 +49,6 @@ def study_items(store: RunStore) -> list[int]:
     return [i for i, item_id in enumerate(store.item_ids()) if item_id in wanted]
 
 
-class ItemsOnDemand(OnDemand[Item]):
-    """The run's items, each read from the store when first asked for and a few hundred kept.
-
-    A 100,000-item dedc run holds 180 MB of items: parsing them all would cost seconds
-    before the first paint, while a screen shows a few dozen at a time.
-    """
-
-    KEEP = 512
-
-    def __init__(self, store: RunStore, annotator: str = "", blind: bool = False):
-        self.store = store
-        self.blind = blind  # automatic tags and what is derived from them stay hidden
-        self._kept: OrderedDict[int, Item] = OrderedDict()
-
-    def __len__(self) -> int:
-        return self.store.total
-
-    def element(self, index: int) -> Item:
-        item = self._kept.get(index)
-        if item is None:
-            item = self._kept[index] = self.store.item(index)
-            if len(self._kept) > self.KEEP:
-                self._kept.popitem(last=False)
-        else:
-            self._kept.move_to_end(index)
-        return item
-
-
 class RunState:
     """One run as the inspector sees it; refreshed from the runner while it runs.
 
@@ -91,11 +64,8 @@ class RunState:
         self.items = ItemsOnDemand(store)
         self.ids: list[str] = store.item_ids()
         self.records: dict[int, Summary] = store.summaries()
-        # What reading them took in (and anything appended since) is followed from here on: the
-        # first ``follow`` would hand every summary back, and take it item by item.
-        self.records.update(store.follow()[1])
-        self.usage: Usage = run_usage(self.records.values())  # tokens over the records, kept up to date
-        self._statuses = _statuses(self.records.values())  # the records' statuses counted, kept up to date
+        self.records.update(store.follow()[1])  # followed from here: the first look would hand every one back
+        self._totals()
         self.annotations: AnnotationLog = store.annotations(annotator)
         self.annotator = self.annotations.annotator
         self.marks: dict[str, ItemMarks] = self.annotations.marks(self.annotator)  # this person's marks only
@@ -201,14 +171,18 @@ class RunState:
             self.versions[index] = self.versions.get(index, 0) + 1
             self._haystack.pop(index, None)
 
+    def _totals(self) -> None:
+        """The tokens and the statuses over the records, which ``take`` then keeps up to date."""
+        self.usage: Usage = run_usage(self.records.values())
+        self._statuses = Counter(record.get("status", "error") for record in self.records.values())
+
     def reload(self, store: RunStore | None = None) -> None:
         """Re-read results (after a rescore, a resume, or when the runner stops)."""
         if store is not None:
             self.store = store
             self.items = ItemsOnDemand(store)
         self.records = self.store.summaries()
-        self.usage = run_usage(self.records.values())
-        self._statuses = _statuses(self.records.values())
+        self._totals()
         self.versions = {i: self.versions.get(i, 0) + 1 for i in range(self.total)}
         self._haystack.clear()
 
@@ -396,13 +370,8 @@ class RunState:
         return None
 
     def counts(self) -> dict[str, int]:
-        """Items per status, pending included: from the counts ``take`` keeps, so a header redrawn on
-        every tick of a live 100,000-item run does not walk its records."""
+        """Items per status, pending included: kept by ``take``, not counted on each redraw of the header."""
         counts = {s: 0 for s in STATUS_RANK}
         counts.update((status, n) for status, n in self._statuses.items() if n)
         counts["pending"] = self.total - len(self.records)
         return counts
-
-
-def _statuses(records: Iterable[Summary]) -> Counter[str]:
-    return Counter(record.get("status", "error") for record in records)

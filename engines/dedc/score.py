@@ -88,18 +88,10 @@ def canonical(term: Term, commutative: frozenset[str]) -> str:
 
 
 def expansions(term: Term, commutative: frozenset[str]) -> list[str]:
-    """Every argument-swapped variant (A.4's 2^k final expressions), capped at MAX_VARIANTS.
-
-    A subterm's variants are worked out once (by identity, as ``canonical`` does): a commutative
-    call reads its arguments' variants twice, and a view used twice is one subterm."""
-    memo: dict[int, list[str]] = {}
-
+    """Every argument-swapped variant (A.4's 2^k final expressions), capped at MAX_VARIANTS."""
     def go(t: Term) -> list[str]:
         if isinstance(t, str):
             return [t]
-        hit = memo.get(id(t))
-        if hit is not None:
-            return hit
         combos = [""]
         for k, a in enumerate(t.args):
             sep = "," if k else ""
@@ -107,8 +99,7 @@ def expansions(term: Term, commutative: frozenset[str]) -> list[str]:
         out = [f"{t.symbol}({c})" for c in combos]
         if t.symbol in commutative and len(t.args) == 2:
             out += [f"{t.symbol}({b},{a})" for a in go(t.args[0]) for b in go(t.args[1])]
-        hit = memo[id(t)] = list(dict.fromkeys(out))[:MAX_VARIANTS]
-        return hit
+        return list(dict.fromkeys(out))[:MAX_VARIANTS]
     return go(term)
 
 
