@@ -135,34 +135,42 @@ class Graph:
 
 def build_graph(assignments: Sequence[Assignment], names: str | None) -> Graph:
     """The DAG of an answer, resolving each variable to its latest earlier definition."""
-    symbols = naming(names)
-    first_definition: dict[str, int] = {}
-    for k, a in enumerate(assignments):
-        first_definition.setdefault(a.target, k)
-    bound: dict[str, Arg] = {}
-    nodes: list[Node] = []
+    builder = _Builder(assignments, naming(names))
+    for a in assignments:
+        builder.bound[a.target] = (Ref(builder.add(a.value, a.target, a.line)) if isinstance(a.value, Call)
+                                   else builder.resolve(a.value, a.line))
+    return Graph(builder.nodes, builder.bound.get("result"), builder.symbols.names)
 
-    def resolve(term: Term, line: int) -> Arg:
+
+class _Builder:
+    """The graph as ``build_graph`` grows it (an object, not closures calling each other: those are a
+    reference cycle, garbage only the collector frees)."""
+
+    def __init__(self, assignments: Sequence[Assignment], symbols: Naming):
+        self.assignments, self.symbols = assignments, symbols
+        self.first_definition: dict[str, int] = {}
+        for k, a in enumerate(assignments):
+            self.first_definition.setdefault(a.target, k)
+        self.bound: dict[str, Arg] = {}
+        self.nodes: list[Node] = []
+
+    def resolve(self, term: Term, line: int) -> Arg:
         if isinstance(term, Call):
-            return Ref(add(term, "", line))
-        hit = bound.get(term)
+            return Ref(self.add(term, "", line))
+        hit = self.bound.get(term)
         if hit is not None:
             return hit
         if LITERAL.match(term):
             return Literal(term)
-        later = first_definition.get(term)
+        later = self.first_definition.get(term)
         return Undefined(term, "never defined" if later is None else
-                         f"used before its definition (line {assignments[later].line})")
+                         f"used before its definition (line {self.assignments[later].line})")
 
-    def add(call: Call, var: str, line: int) -> int:
-        args = [resolve(t, line) for t in call.args]
-        node = Node(len(nodes), var, call.symbol, symbols.meaning.get(call.symbol), args, line, call)
-        nodes.append(node)
+    def add(self, call: Call, var: str, line: int) -> int:
+        args = [self.resolve(t, line) for t in call.args]
+        node = Node(len(self.nodes), var, call.symbol, self.symbols.meaning.get(call.symbol), args, line, call)
+        self.nodes.append(node)
         return node.index
-
-    for a in assignments:
-        bound[a.target] = Ref(add(a.value, a.target, a.line)) if isinstance(a.value, Call) else resolve(a.value, a.line)
-    return Graph(nodes, bound.get("result"), symbols.names)
 
 
 def arg_type(graph: Graph, arg: Arg) -> str | None:

@@ -44,20 +44,21 @@ class TooLarge(Exception):
 
 
 # ----------------------------------------------------------------- substitution
+# Module functions, not nested ones calling themselves: such a closure is a reference cycle (garbage for the collector).
 
 
 def substitute(assignments: Sequence[Any]) -> Term | None:
     """The single expression ``result`` stands for (A.4), token-aware; None without ``result``."""
     store: dict[str, Term] = {}
-
-    def sub(term: Term) -> Term:
-        if isinstance(term, str):
-            return store.get(term, term)
-        return Call(term.symbol, tuple(sub(a) for a in term.args))
-
     for a in assignments:
-        store[a.target] = sub(a.value)
+        store[a.target] = _substituted(a.value, store)
     return store.get("result")
+
+
+def _substituted(term: Term, store: Mapping[str, Term]) -> Term:
+    if isinstance(term, str):
+        return store.get(term, term)
+    return Call(term.symbol, tuple(_substituted(a, store) for a in term.args))
 
 
 def render(term: Term) -> str:
@@ -67,40 +68,39 @@ def render(term: Term) -> str:
 
 def canonical(term: Term, commutative: frozenset[str]) -> str:
     """The compact form with the arguments of commutative calls sorted (none sorted: ``render``)."""
-    memo: dict[int, str] = {}
-
-    def go(t: Term, depth: int = 0) -> str:
-        if isinstance(t, str):
-            return t
-        hit = memo.get(id(t))
-        if hit is None:
-            if depth > MAX_DEPTH:
-                raise TooLarge
-            parts = [go(a, depth + 1) for a in t.args]
-            if t.symbol in commutative and len(parts) == 2:
-                parts.sort()
-            hit = t.symbol + "(" + ",".join(parts) + ")"
-            if len(hit) > MAX_EXPR:
-                raise TooLarge
-            memo[id(t)] = hit
-        return hit
-    return go(term)
+    return _canonical(term, 0, commutative, {})
 
 
-def expansions(term: Term, commutative: frozenset[str]) -> list[str]:
+def _canonical(t: Term, depth: int, commutative: frozenset[str], memo: dict[int, str]) -> str:
+    if isinstance(t, str):
+        return t
+    hit = memo.get(id(t))
+    if hit is None:
+        if depth > MAX_DEPTH:
+            raise TooLarge
+        parts = [_canonical(a, depth + 1, commutative, memo) for a in t.args]
+        if t.symbol in commutative and len(parts) == 2:
+            parts.sort()
+        hit = t.symbol + "(" + ",".join(parts) + ")"
+        if len(hit) > MAX_EXPR:
+            raise TooLarge
+        memo[id(t)] = hit
+    return hit
+
+
+def expansions(t: Term, commutative: frozenset[str]) -> list[str]:
     """Every argument-swapped variant (A.4's 2^k final expressions), capped at MAX_VARIANTS."""
-    def go(t: Term) -> list[str]:
-        if isinstance(t, str):
-            return [t]
-        combos = [""]
-        for k, a in enumerate(t.args):
-            sep = "," if k else ""
-            combos = [c + sep + v for c in combos for v in go(a)][:MAX_VARIANTS]
-        out = [f"{t.symbol}({c})" for c in combos]
-        if t.symbol in commutative and len(t.args) == 2:
-            out += [f"{t.symbol}({b},{a})" for a in go(t.args[0]) for b in go(t.args[1])]
-        return list(dict.fromkeys(out))[:MAX_VARIANTS]
-    return go(term)
+    if isinstance(t, str):
+        return [t]
+    combos = [""]
+    for k, a in enumerate(t.args):
+        sep = "," if k else ""
+        combos = [c + sep + v for c in combos for v in expansions(a, commutative)][:MAX_VARIANTS]
+    out = [f"{t.symbol}({c})" for c in combos]
+    if t.symbol in commutative and len(t.args) == 2:
+        out += [f"{t.symbol}({b},{a})" for a in expansions(t.args[0], commutative)
+                for b in expansions(t.args[1], commutative)]
+    return list(dict.fromkeys(out))[:MAX_VARIANTS]
 
 
 @lru_cache(maxsize=4096)
