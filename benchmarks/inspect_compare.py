@@ -117,14 +117,17 @@ def main() -> None:
         work = Path(scratch)
         (work / "trivial.py").write_text(TASK_FILE, encoding="utf-8")
         ours, theirs = [], []
+        # both sides as installed tools run: bytecode cached (an environment that turns caching off
+        # would have n2f recompile every module it changed since its last cached run, at each start)
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         for pair in range(args.pairs):
-            n2f_env = {**os.environ, "N2F_HOME": str(work / f"n2f-home-{pair}")}
+            n2f_env = {**env, "N2F_HOME": str(work / f"n2f-home-{pair}")}
             ours.append(measured([sys.executable, *N2F_COMMAND], n2f_env, work))
             log_dir = work / f"logs-{pair}"
             # inspect resolves task files relative to its working directory; the task sets the model
             command = [str(inspect), "eval", "trivial.py", "--display", "none", "--max-samples", str(MAX_SAMPLES),
                        "--log-dir", str(log_dir)]
-            theirs.append(measured(command, dict(os.environ), work))
+            theirs.append(measured(command, env, work))
             check_inspect_log(inspect.parent / "python", log_dir)
     for label, costs in ((f"n2f run dedc -s repeat=10 -m sim ({N2F_ITEMS} items)", ours),
                          (f"inspect eval mockllm/model ({SAMPLES} samples, --max-samples {MAX_SAMPLES})", theirs)):
