@@ -210,3 +210,25 @@ def test_the_runs_closing_check_reads_one_byte_an_item_from_disk():
         run.close()
     peaks = [traced_peak(lambda: stored_statuses(run.folder, run.total)) for run in (small, large)]
     assert peaks[1] - peaks[0] < 4 * 18_000, peaks
+
+
+def test_reading_every_brief_holds_the_briefs_and_a_block_of_lines_not_the_file(tmp_path):
+    """``briefs()`` of 20,000 items peaks at what it returns plus about one block of lines: the whole
+    brief file read, decoded and joined was about three times its size at once."""
+    from sessions.store.items import BRIEF_BLOCK, ITEMS_BRIEF
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    write_items(folder, (Item(id=f"s-{i}", engine="fake", inputs={}, gold={}, meta={"i": i, "note": f"{i:0200d}"})
+                         for i in range(20_000)), "fake")
+    reader = RunItems(folder, "fake", "run", items_format=2)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        briefs = reader.briefs()
+        held, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(briefs) == 20_000 and briefs[7]["meta"]["i"] == 7
+    block = (folder / ITEMS_BRIEF).stat().st_size * BRIEF_BLOCK // 20_000  # bytes of one block of lines
+    assert peak - held < 3 * block, (peak, held, block)

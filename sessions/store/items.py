@@ -23,6 +23,7 @@ import os
 import re
 import sys
 from array import array
+from itertools import islice
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, TypedDict
 
@@ -35,6 +36,7 @@ ITEMS = "items.jsonl"
 ITEMS_INDEX = "items.idx"
 ITEMS_BRIEF = "items.brief.jsonl"
 BRIEF_INDEX = "items.brief.idx"
+BRIEF_BLOCK = 4096  # brief lines decoded as one JSON array (their keys shared, as one parse of the file shares them)
 ITEMS_FORMAT = 2  # what write_items writes; a run without "items_format" in its meta is of format 1
 
 
@@ -187,10 +189,13 @@ class RunItems:
         Not kept: callers keep what they need (ids, or light items for a report).
         """
         try:
-            data = (self.folder / ITEMS_BRIEF).read_bytes()
+            handle = open(self.folder / ITEMS_BRIEF, "rb")
         except FileNotFoundError:  # written by an earlier version
             return [{"id": item.id, "meta": item.meta} for item in self.items()]
-        briefs: list[Brief] = _BRIEF_DECODER.decode("[" + ",".join(data.decode("utf-8").splitlines()) + "]")
+        briefs: list[Brief] = []
+        with handle:  # a block of lines at a time: the whole file as text and joined was three times its size at once
+            while block := [line for line in islice(handle, BRIEF_BLOCK) if line.strip()]:
+                briefs += _BRIEF_DECODER.decode("[" + b",".join(block).decode("utf-8") + "]")
         return briefs
 
     def iter_briefs(self) -> Iterator[Brief]:
