@@ -69,7 +69,8 @@ class N2FApp(App[None]):
 
     async def on_mount(self) -> None:
         self.set_interval(GC_TICK, self._collect_garbage)
-        await self.push_screen(HomeScreen())
+        # a run opened at start is what is shown: the other runs' results are read when the list is
+        await self.push_screen(HomeScreen(summaries_at_mount=not self.initial_run))
         for line in engine_problems() + backend_problems():  # a broken plugin is named once; the others work
             self.notify(line, severity="warning", markup=False, timeout=10)
         if self.initial_run:

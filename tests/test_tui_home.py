@@ -70,6 +70,27 @@ async def test_home_lists_runs_and_opens_resumes_rescores_deletes():
         assert {m["name"] for m in list_run_meta()} == {"alpha", "cut"}
 
 
+async def test_a_run_opened_at_start_leaves_the_list_unread_until_it_is_shown(monkeypatch):
+    """``n2f tui RUN`` shows the run: the other runs' results are read when the list is first shown, not
+    beneath the run (a 50,000-result run without a summary file cost its whole index there)."""
+    await make_run("alpha", limit=12)
+    await make_run("beta", limit=8, model="oracle")
+    read: list[str] = []
+    summary = RunStore.summary
+    monkeypatch.setattr(RunStore, "summary", lambda self: read.append(self.meta["name"]) or summary(self))
+    app = N2FApp(run="alpha", formats=STABLE, demo=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: screen_named(app, "RunScreen"))
+        await pilot.pause(0.3)
+        assert read == []
+        await pilot.press("escape")
+        await until(pilot, lambda: screen_named(app, "HomeScreen"))
+        await until(pilot, lambda: not any("…/" in cells(app, r)[4] for r in range(2)))
+        rows = {cells(app, r)[0]: cells(app, r) for r in range(2)}
+        assert rows["beta"][4].startswith("8/8") and rows["beta"][5] == "100.0%"
+        assert sorted(read) == ["alpha", "beta"]
+
+
 @pytest.mark.slow
 async def test_new_run_dialog_builds_the_settings_form_and_validates():
     await make_run("first", limit=5)

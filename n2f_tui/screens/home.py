@@ -57,8 +57,9 @@ class HomeScreen(AppScreen):
         Binding("G", "cursor_to(-1)", "Last run", show=False),
     ]
 
-    def __init__(self) -> None:
+    def __init__(self, summaries_at_mount: bool = True) -> None:
         super().__init__()
+        self.summaries_at_mount = summaries_at_mount  # False under a run opened at start: read when first shown
         self.metas: list[dict[str, Any]] = []
         self.summaries: dict[str, RunSummary] = {}
         self.followed: dict[str, RunStore] = {}  # one reader per run: its summary.json, or its index tailed
@@ -80,7 +81,8 @@ class HomeScreen(AppScreen):
             table.add_column(column, key=column)
         self.reload(summaries=False)
         self.set_interval(0.5, self.tick)
-        self.call_after_refresh(self.summaries_if_shown)
+        if self.summaries_at_mount:
+            self.call_after_refresh(self.summaries_if_shown)
         table.focus()
 
     def summaries_if_shown(self) -> None:
@@ -89,7 +91,8 @@ class HomeScreen(AppScreen):
             self.load_summaries()
 
     def on_screen_resume(self) -> None:
-        self.reload()
+        self.reload(summaries=self.summaries_at_mount)
+        self.summaries_at_mount = True  # shown from now on: each return to the list reads what changed
 
     # ------------------------------------------------------------------ data
 
