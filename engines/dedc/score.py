@@ -103,7 +103,7 @@ def expansions(t: Term, commutative: frozenset[str]) -> list[str]:
     return list(dict.fromkeys(out))[:MAX_VARIANTS]
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1024)  # items in flight, at -j up to about 1,000: a run's memory, not its size
 def _gold(answer: str, names: str, accepted: tuple[str, ...]) -> tuple[Any, ...]:
     """(parsed gold, gold graph, expansions, canonical forms of every accepted string)."""
     parsed = parse_answer(answer)
