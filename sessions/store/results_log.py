@@ -122,7 +122,7 @@ class ResultsLog:
         self._summaries: dict[int, Summary] = {}
         self._shared_scores: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
         self._read_to = 0  # bytes of the index parsed so far
-        self._unfollowed: dict[int, Summary] = {}  # read since the last ``take_unfollowed``
+        self._unfollowed: list[int] = []  # items whose summary was read since the last ``take_unfollowed``
         self._legacy: LegacyRecords | None = None
         self._fds: tuple[int, int] | None = None  # results.jsonl and the index, opened for appending
         self._end = 0  # size of results.jsonl as the owner wrote it
@@ -148,8 +148,8 @@ class ResultsLog:
         a report or a lookup read meanwhile (``summaries``) are handed over too, not lost.
         """
         self.tail()
-        taken, self._unfollowed = self._unfollowed, {}
-        return taken
+        taken, self._unfollowed = self._unfollowed, []
+        return {i: self._summaries[i] for i in taken}  # each item once, its latest summary
 
     def tail(self) -> dict[int, Summary]:
         """The summaries appended since the last look (item index -> summary), taken into ``summaries``."""
@@ -171,7 +171,7 @@ class ResultsLog:
             consumed += used
         self._read_to += consumed  # only once every block parsed: a damaged line takes nothing in
         self._summaries.update(fresh)
-        self._unfollowed.update(fresh)
+        self._unfollowed += fresh  # their indices: a reader that never follows keeps no second table
         return fresh
 
     def scan(self) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -283,7 +283,7 @@ class ResultsLog:
             self._convert_legacy(legacy)
         cut_torn_tail(self.index_path)
         cut_after(self.index_path, self._index_end_within(self._records_size()))
-        self._summaries, self._read_to, self.damage, self._unfollowed = {}, 0, "", {}
+        self._summaries, self._read_to, self.damage, self._unfollowed = {}, 0, "", []
         summaries = self.summaries()
         self._end = max((s["at"] + s["len"] + 1 for s in summaries.values()), default=0)
         if self._records_size() > self._end:
