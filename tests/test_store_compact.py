@@ -232,3 +232,19 @@ def test_reading_every_brief_holds_the_briefs_and_a_block_of_lines_not_the_file(
     assert len(briefs) == 20_000 and briefs[7]["meta"]["i"] == 7
     block = (folder / ITEMS_BRIEF).stat().st_size * BRIEF_BLOCK // 20_000  # bytes of one block of lines
     assert peak - held < 3 * block, (peak, held, block)
+
+
+def test_briefs_share_equal_lists_and_keep_nested_ones(tmp_path):
+    """Equal lists of a meta (a dedc item's primitives) are one list in a reading; a list holding lists or
+    objects is read as it is."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    metas = [{"p": ["add", "top_k"], "nested": [[1], {"a": 2}]}, {"p": ["add", "top_k"], "nested": [[1], {"a": 2}]},
+             {"p": ["add"], "nested": []}] + [{}] * 4
+    write_items(folder, (Item(id=f"s-{i}", engine="fake", inputs={}, gold={}, meta=m) for i, m in enumerate(metas)),
+                "fake")
+    reader = RunItems(folder, "fake", "run", items_format=2)
+    # every brief, and two of seven (read line by line)
+    for read in (reader.briefs(), [{"meta": item.meta} for item in reader.brief_items_at([0, 1]).values()]):
+        assert [b["meta"] for b in read] == metas[:len(read)]
+        assert read[0]["meta"]["p"] is read[1]["meta"]["p"] and read[0]["meta"]["nested"] is not read[1]["meta"]["nested"]

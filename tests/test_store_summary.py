@@ -146,14 +146,17 @@ def test_a_report_reads_the_briefs_of_the_items_with_results_only(monkeypatch):
         store.add_result(i, record(i, "wrong" if i == 50 else "correct"))
     store.close()
     decoded = []
-    decoder = item_files._BRIEF_DECODER
+    brief_decoder = item_files.brief_decoder
 
     class Counting:
+        def __init__(self):
+            self.decoder = brief_decoder()
+
         def decode(self, text):
             decoded.append(text)
-            return decoder.decode(text)
+            return self.decoder.decode(text)
 
-    monkeypatch.setattr(item_files, "_BRIEF_DECODER", Counting())
+    monkeypatch.setattr(item_files, "brief_decoder", Counting)
     monkeypatch.setattr(item_files.RunItems, "items", lambda self: pytest.fail("no item is parsed whole"))
     monkeypatch.setattr("sessions.store.results.run_settings", lambda store: (FakeEngine(), None))
     run = load_results(RunStore.open(store.id))

@@ -57,18 +57,28 @@ def item_offsets(data: bytes) -> array[int]:
     return offsets
 
 
-def _shared_strings(obj: dict[str, Any]) -> dict[str, Any]:
-    """Item metas repeat a few values (shapes, graph types, primitive names) across thousands
-    of items: one copy of each string keeps a 100,000-item brief in memory small."""
-    for key, value in obj.items():
-        if isinstance(value, str):
-            obj[key] = sys.intern(value)
-        elif isinstance(value, list):
-            obj[key] = [sys.intern(v) if isinstance(v, str) else v for v in value]
-    return obj
+def brief_decoder() -> json.JSONDecoder:
+    """A decoder of brief lines that shares what item metas repeat across thousands of items:
+    one copy of each string (shapes, graph types, primitive names) and, within one reading, one
+    list for equal lists of them (a dedc item's primitives), read-only like the rest of a brief.
+    A 100,000-item brief in memory stays small (the lists alone were 8.6 MB)."""
+    lists: dict[tuple[Any, ...], list[Any]] = {}
+
+    def shared(obj: dict[str, Any]) -> dict[str, Any]:
+        for key, value in obj.items():
+            if isinstance(value, str):
+                obj[key] = sys.intern(value)
+            elif isinstance(value, list):
+                members = [sys.intern(v) if isinstance(v, str) else v for v in value]
+                try:
+                    obj[key] = lists.setdefault(tuple(members), members)
+                except TypeError:  # a member that is itself a list or an object
+                    obj[key] = members
+        return obj
+
+    return json.JSONDecoder(object_hook=shared)
 
 
-_BRIEF_DECODER = json.JSONDecoder(object_hook=_shared_strings)
 _BRIEF_ID = re.compile(rb'^\{"id": ("(?:[^"\\]|\\.)*")', re.MULTILINE)  # brief_line writes the id first
 
 
@@ -194,8 +204,9 @@ class RunItems:
             return [{"id": item.id, "meta": item.meta} for item in self.items()]
         briefs: list[Brief] = []
         with handle:  # a block of lines at a time: the whole file as text and joined was three times its size at once
+            decoder = brief_decoder()
             while block := [line for line in islice(handle, BRIEF_BLOCK) if line.strip()]:
-                briefs += _BRIEF_DECODER.decode("[" + b",".join(block).decode("utf-8") + "]")
+                briefs += decoder.decode("[" + b",".join(block).decode("utf-8") + "]")
         return briefs
 
     def iter_briefs(self) -> Iterator[Brief]:
@@ -235,10 +246,11 @@ class RunItems:
         engine = self.engine
         nothing: dict[str, Any] = {}
         found: dict[int, Item] = {}
+        decoder = brief_decoder()
         with open(self.folder / ITEMS_BRIEF, "rb") as handle:
             for number, line in enumerate(handle):
                 if number in wanted:
-                    brief = _BRIEF_DECODER.decode(line.decode("utf-8"))
+                    brief = decoder.decode(line.decode("utf-8"))
                     found[number] = Item(id=brief["id"], engine=engine, inputs=nothing, gold=nothing, meta=brief["meta"])
         return found
 
