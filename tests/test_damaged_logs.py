@@ -15,6 +15,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
+
 from cli_support import n2f as cli_n2f
 
 READERS = (("show", "r", "1"), ("report", "r"), ("export", "r", "--format", "jsonl", "--annotations"),
@@ -189,3 +191,20 @@ def test_a_write_torn_by_enospc_is_cut_back(run, tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(os, "write", real)
     assert (run / "annotations.jsonl").stat().st_size == log_size, "the half-written batch is cut back"
     assert exported_notes() == ["ev0000"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=300).map(lambda b: b.replace(b"\r", b"\n")), st.integers(1, 40))
+def test_the_whole_lines_read_backwards_are_the_file_up_to_its_last_newline(content, block):
+    """A lookup from the end (``n2f show``) reads the index a block at a time: the blocks, last first, are
+    every whole line once, whatever the block size (lines longer than a block included), a torn tail left out."""
+    import tempfile
+
+    from sessions.store.files import whole_lines_backwards
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder, "index")
+        path.write_bytes(content)
+        blocks = list(whole_lines_backwards(path, block))
+    assert b"".join(reversed(blocks)) == content[: content.rfind(b"\n") + 1]
+    assert all(b.endswith(b"\n") for b in blocks)
