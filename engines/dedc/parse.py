@@ -34,6 +34,7 @@ Never raises on any input (fuzz-tested).
 from __future__ import annotations
 
 import re
+import string
 from dataclasses import dataclass
 from itertools import accumulate
 from typing import Union
@@ -110,7 +111,7 @@ _TOKEN = re.compile(
 )
 _FENCE, _ASSIGN, _ATOM, _LP, _RP, _COMMA, _SEMI, _NL, _WS, _NOISE, _OTHER = (
     "FENCE", "ASSIGN", "ATOM", "LP", "RP", "COMMA", "SEMI", "NL", "WS", "NOISE", "OTHER")
-_BY_FIRST = {**{c: _ATOM for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"},
+_BY_FIRST = {**dict.fromkeys(string.ascii_letters + string.digits + "_", _ATOM),
              "(": _LP, ")": _RP, ",": _COMMA, ";": _SEMI, "\n": _NL, "*": _NOISE}  # kinds a first character decides
 _TARGET_OK = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 

@@ -238,24 +238,20 @@ def cut_torn_tail(path: Path) -> int:
 def whole_lines_backwards(path: Path, block: int = 1 << 20) -> Iterator[bytes]:
     """The whole lines of ``path`` (a torn last line left out) in blocks of about ``block`` bytes, the
     last block first: a search from the end holds one block, not the file."""
-    try:
-        handle = open(path, "rb")
-    except FileNotFoundError:
+    end = whole_lines_end(path)
+    if not end:
         return
-    with handle:
-        end = handle.seek(0, os.SEEK_END)
+    with open(path, "rb") as handle:
         size = block
         while end > 0:
             start = max(0, end - size)
             handle.seek(start)
             data = handle.read(end - start)
             first = 0 if start == 0 else data.find(b"\n") + 1  # its first line may begin in the block before
-            last = data.rfind(b"\n") + 1  # a torn tail (no newline yet) is no whole line
-            if start > 0 and last <= first:  # no whole line begins in it: a longer block
+            if start > 0 and not 0 < first < len(data):  # no whole line begins in it: a longer block
                 size *= 2
                 continue
-            if last > first:
-                yield data[first:last]
+            yield data[first:]
             end, size = start + first, block
 
 
