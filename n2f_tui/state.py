@@ -18,8 +18,9 @@ from sessions import api
 from sessions.study.annotations import AnnotationLog, ItemMarks
 from sessions.store.results_log import Summary, summary_of
 from sessions.store.runs import RunStore
+from sessions.store.summary_table import SummaryTable
 from sessions.study.sample import load as load_study
-from sessions.run.usage import Usage, run_usage
+from sessions.run.usage import Usage
 
 WRONG = ("wrong", "unparseable", "scorer_error", "error")
 STATUS_RANK = {"error": 0, "scorer_error": 1, "unparseable": 2, "wrong": 3, "correct": 4, "pending": 5}
@@ -63,8 +64,8 @@ class RunState:
         self.engine, self.settings = api.run_settings(store)
         self.items = ItemsOnDemand(store)
         self.ids: list[str] = store.item_ids()
-        self.records: dict[int, Summary] = store.summaries()
-        self.records.update(store.follow()[1])  # followed from here: the first look would hand every one back
+        store.follow(hand_over=False)  # followed from here: the first look would hand every one back
+        self.records: SummaryTable = store.summaries()
         self._totals()
         self.annotations: AnnotationLog = store.annotations(annotator)
         self.annotator = self.annotations.annotator
@@ -91,8 +92,7 @@ class RunState:
         return len(self.ids)
 
     def status(self, index: int) -> str:
-        record = self.records.get(index)
-        return record.get("status", "error") if record else "pending"
+        return self.records.value(index, "status", "error") if index in self.records else "pending"
 
     def main_score(self, index: int) -> float | None:
         """The engine's list score of the item (``Engine.list_score``: 0..1, monotone with the status)."""
@@ -173,8 +173,8 @@ class RunState:
 
     def _totals(self) -> None:
         """The tokens and the statuses over the records, which ``take`` then keeps up to date."""
-        self.usage: Usage = run_usage(self.records.values())
-        self._statuses = Counter(record.get("status", "error") for record in self.records.values())
+        self.usage: Usage = self.records.usage()
+        self._statuses = Counter(self.records.value(index, "status", "error") for index in self.records)
 
     def reload(self, store: RunStore | None = None) -> None:
         """Re-read results (after a rescore, a resume, or when the runner stops)."""

@@ -12,7 +12,6 @@ from typing import Any, Sequence
 from sessions.collector import collector_paused
 from sessions.errors import InputError
 from sessions.run.prepare import price_of
-from sessions.run.usage import run_usage
 from sessions.store.results import run_settings
 from sessions.store.runs import RunStore
 
@@ -43,12 +42,12 @@ def _build_report(store: RunStore, against: Sequence[RunStore]) -> tuple[Any, di
     report.tables += [comparison.table() for comparison in paired]
     review = review_summary(report, run.results, labels, {t.code: t.label for t in engine.taxonomy()})
     summaries = store.summaries()
-    usage = run_usage(summaries.values()).to_json(price_of(store))
+    usage = summaries.usage().to_json(price_of(store))
     counts = status_counts(run.results)
     counts["pending"] = int(store.meta.get("total", len(run.results))) - len(run.results)
-    reasons = [r for summary in summaries.values() for r in summary.get("finish_reasons", [])]
-    cache = {"replies": sum(int(s.get("replies", 0)) for s in summaries.values()),
-             "cached": sum(int(s.get("cached", 0)) for s in summaries.values())}
+    reasons = [r for item_reasons in summaries.column("finish_reasons", ()) for r in item_reasons]
+    cache = {"replies": sum(int(n) for n in summaries.column("replies", 0)),
+             "cached": sum(int(n) for n in summaries.column("cached", 0))}
     summary = {
         "run": store.id,
         "name": store.meta.get("name", ""),

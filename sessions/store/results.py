@@ -41,12 +41,11 @@ def load_results(store: RunStore) -> RunResults:
                           tags=tags, outputs=outputs)
 
     if engine.report_reads_outputs:
-        results = {index: result(index, record, [str(t["code"]) for t in record.get("tags", [])],
+        records = {index: result(index, record, [str(t["code"]) for t in record.get("tags", [])],
                                  list(record.get("outputs", [])))
                    for index, record in store.iter_results()}
-    else:
-        results = {index: result(index, summary, summary.get("tags", []), [])
-                   for index, summary in summaries.items()}
-    return RunResults(name=store.label, model=store.meta.get("model", ""), settings=settings,
-                      results=[results[i] for i in sorted(results)])
+        results = [records[i] for i in sorted(records)]
+    else:  # the summaries are in item order
+        results = [result(index, summary, summary.get("tags", []), []) for index, summary in summaries.items()]
+    return RunResults(name=store.label, model=store.meta.get("model", ""), settings=settings, results=results)
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 import json
 import os
 from contextlib import suppress
-from sys import intern
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence, TypedDict
 
@@ -38,12 +37,11 @@ from sessions.store.files import (append_durably, atomic_write_bytes, complete_l
                                   json_line_blocks, read_from, whole_lines_backwards)
 from sessions.run.usage import Usage
 from sessions.store.summary import RunTally, write_summary
+from sessions.store.summary_table import SummaryTable
 
 RECORDS = "results.jsonl"
 INDEX = "results.index.jsonl"
 LEGACY = "results.json"
-SHARED_SCORES = 4  # score tables of up to this many keys are shared between equal summaries:
-# 100,000 dedc summaries then hold two score dicts instead of 100,000
 
 
 class _Judged(TypedDict):
@@ -119,8 +117,7 @@ class ResultsLog:
         self.folder = folder
         self.records_path = folder / RECORDS
         self.index_path = folder / INDEX
-        self._summaries: dict[int, Summary] = {}
-        self._shared_scores: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
+        self._summaries = SummaryTable()
         self._read_to = 0  # bytes of the index parsed so far
         self._unfollowed: list[int] = []  # items whose summary was read since the last ``take_unfollowed``
         self._legacy: LegacyRecords | None = None
@@ -133,46 +130,47 @@ class ResultsLog:
 
     # ------------------------------------------------------------------ reading
 
-    def summaries(self) -> dict[int, Summary]:
+    def summaries(self) -> SummaryTable:
         """Item index -> latest summary (with ``at``/``len``); reads only the index's new lines."""
         if not self.index_path.exists() and (legacy := self._read_legacy()) is not None:
-            return {i: {**summary_of(r), "legacy": True} for i, r in legacy.items()}
+            table = SummaryTable()
+            for i, r in legacy.items():
+                table[i] = {**summary_of(r), "legacy": True}
+            return table
         self.tail()
         return self._summaries
 
-    def take_unfollowed(self) -> dict[int, Summary]:
+    def take_unfollowed(self, hand_over: bool = True) -> dict[int, Summary]:
         """The summaries read since the last call, whoever made them be read (item index -> summary).
 
         What a reader following another process's run calls when the index grew: only the new
         lines are parsed, so following a 10,000-item run costs its batches, not its size; lines
-        a report or a lookup read meanwhile (``summaries``) are handed over too, not lost.
+        a report or a lookup read meanwhile (``summaries``) are handed over too, not lost. Not
+        ``hand_over``: they are marked taken and none is returned (a reader about to read them all).
         """
         self.tail()
         taken, self._unfollowed = self._unfollowed, []
+        if not hand_over:
+            return {}
         return {i: self._summaries[i] for i in taken}  # each item once, its latest summary
 
-    def tail(self) -> dict[int, Summary]:
-        """The summaries appended since the last look (item index -> summary), taken into ``summaries``."""
-        fresh: dict[int, Summary] = {}
+    def tail(self) -> None:
+        """Take the summaries appended since the last look into ``summaries``, a block of lines at a time."""
         if not self.index_path.exists():
-            return fresh
+            return
         size = self._records_size()
-        shared, consumed = self._shared_scores, 0
+        table, fresh, consumed = self._summaries, [], 0
         for parsed, used in json_line_blocks(self.index_path, self._read_to):
-            for summary in parsed:  # equal small score tables and statuses shared (read-only by contract)
+            for summary in parsed:
+                index = summary.pop("i")
                 if summary["at"] + summary["len"] + 1 > size:
-                    self._note_short(summary.pop("i"))
+                    self._note_short(index)
                     continue
-                scores = summary.get("scores")
-                if scores is not None and len(scores) <= SHARED_SCORES:
-                    summary["scores"] = shared.setdefault(tuple(scores.items()), scores)
-                summary["status"] = intern(summary.get("status", "error"))
-                fresh[summary.pop("i")] = summary
+                table[index] = summary
+                fresh.append(index)
             consumed += used
         self._read_to += consumed  # only once every block parsed: a damaged line takes nothing in
-        self._summaries.update(fresh)
         self._unfollowed += fresh  # their indices: a reader that never follows keeps no second table
-        return fresh
 
     def scan(self) -> Iterator[tuple[int, dict[str, Any]]]:
         """Every readable line of the index as (item index, summary) in file order, parsed a block at a
@@ -232,18 +230,18 @@ class ResultsLog:
         self.damage = (f"{self.records_path.name} is shorter than its index: {len(self._short):,} result(s) unreadable; "
                        "`n2f resume` re-runs them")
 
-    def iter_records(self, summaries: Mapping[int, Mapping[str, Any]] | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    def iter_records(self, summaries: SummaryTable | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
         """The latest full record of every item (or of those ``summaries`` name), read in file order."""
         summaries = self.summaries() if summaries is None else summaries
-        if any(s.get("legacy") for s in summaries.values()):
+        if any(summaries.value(i, "legacy") for i in summaries):
             legacy = self._loaded_legacy()
             yield from ((i, dict(legacy[i])) for i in sorted(summaries))
             return
         if not summaries:
             return
         with open(self.records_path, "rb") as handle:
-            for index, summary in sorted(summaries.items(), key=lambda pair: pair[1]["at"]):
-                yield index, self._read_one(handle, summary)
+            for index in sorted(summaries, key=lambda i: summaries.value(i, "at")):
+                yield index, self._read_one(handle, summaries[index])
 
     def _read_one(self, handle: Any, summary: Mapping[str, Any]) -> dict[str, Any]:
         handle.seek(summary["at"])
@@ -282,7 +280,7 @@ class ResultsLog:
             self._convert_legacy(legacy)
         cut_torn_tail(self.index_path)
         cut_after(self.index_path, self._index_end_within(self._records_size()))
-        self._summaries, self._read_to, self.damage, self._unfollowed = {}, 0, "", []
+        self._summaries, self._read_to, self.damage, self._unfollowed = SummaryTable(), 0, "", []
         summaries = self.summaries()
         self._end = max((s["at"] + s["len"] + 1 for s in summaries.values()), default=0)
         if self._records_size() > self._end:

@@ -43,6 +43,7 @@ from sessions.store.watch import run_signature
 from sessions.store.index import list_run_meta, resolve_run, validate_name
 from sessions.store.items import ITEMS_FORMAT, Brief, RunItems, write_items
 from sessions.store.summary import RunSummary, read_summary, summarize
+from sessions.store.summary_table import SummaryTable
 
 META_SLACK = 256  # spaces after meta.json's JSON: room for a last status when the disk is full
 FLUSH_SECONDS = 1.0
@@ -200,10 +201,10 @@ class RunStore:
 
     # ---------------------------------------------------------------- results
 
-    def summaries(self) -> dict[int, Summary]:
+    def summaries(self) -> SummaryTable:
         """Item index -> the latest result's summary (status, scores, tag codes, attempt), buffered ones included."""
         with self._log_lock:
-            stored = dict(self._log.summaries())
+            stored = self._log.summaries().copy()
         with self._buffer_lock:
             stored.update((i, summary_of(r)) for i, r in self._buffer.items())
         return stored
@@ -229,7 +230,9 @@ class RunStore:
         with self._buffer_lock:
             buffered = dict(self._buffer)
         with self._log_lock:
-            snapshot = {i: s for i, s in self._log.summaries().items() if i not in buffered}
+            snapshot = self._log.summaries().copy()
+        for index in buffered:
+            snapshot.pop(index, None)
         yield from self._log.iter_records(snapshot)
         yield from buffered.items()
 
@@ -289,17 +292,19 @@ class RunStore:
     def pending_indices(self) -> list[int]:
         """Items with no result yet or whose last attempt hit an infrastructure error."""
         done = self.summaries()
-        return [i for i in range(self.total) if i not in done or done[i].get("status") == "error"]
+        return [i for i in range(self.total) if done.value(i, "status", "error") == "error"]
 
     @property
     def damage(self) -> str:
         """What reading the results found damaged (a results.jsonl shorter than its index), or ``""``."""
         return self._log.damage
 
-    def follow(self) -> tuple[bool, dict[int, Summary]]:
+    def follow(self, hand_over: bool = True) -> tuple[bool, dict[int, Summary]]:
         """What another process wrote since the last call: (the metadata changed and was re-read,
         the result summaries appended meanwhile). A stat of the files a writer changes first: when
-        none changed nothing is read, so a reader may call this every second on any run."""
+        none changed nothing is read, so a reader may call this every second on any run. Not
+        ``hand_over``: the summaries are read and marked followed, none returned (a reader that
+        reads them all next, ``summaries``, starts following from here)."""
         signature = run_signature(self.folder)
         if signature == self._followed:
             return False, {}
@@ -312,7 +317,7 @@ class RunStore:
                 self._followed = None
                 meta_changed = False
         with self._log_lock:
-            fresh = self._log.take_unfollowed()
+            fresh = self._log.take_unfollowed(hand_over)
         return meta_changed, fresh
 
     def summary(self) -> RunSummary:

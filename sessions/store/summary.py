@@ -30,8 +30,9 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from engines.core import SCORER_ERROR
-from sessions.run.usage import Usage, run_usage
+from sessions.run.usage import Usage
 from sessions.store.files import temp_path
+from sessions.store.summary_table import SummaryTable
 
 SUMMARY = "summary.json"
 USAGE_KEYS = ("prompt_tokens", "completion_tokens", "cached_tokens")
@@ -52,13 +53,12 @@ class RunSummary:
         return self.done + self.errors
 
 
-def summarize(summaries: Mapping[int, Mapping[str, Any]]) -> RunSummary:
-    """The figures of a run from its result summaries (item index -> summary)."""
+def summarize(summaries: SummaryTable) -> RunSummary:
+    """The figures of a run from its result summaries."""
     statuses: dict[str, int] = {}
-    for s in summaries.values():
-        status = str(s.get("status", "error"))
+    for status in summaries.column("status", "error"):
         statuses[status] = statuses.get(status, 0) + 1
-    return from_statuses(statuses, run_usage(summaries.values()))
+    return from_statuses(statuses, summaries.usage())
 
 
 def from_statuses(statuses: Mapping[str, int], usage: Usage) -> RunSummary:
