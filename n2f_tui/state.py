@@ -7,9 +7,10 @@ tags an item has once a person's edits are applied) is answered in one place.
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Sequence
 
 from engines.core import STATUSES, Tag, TagType
 from n2f_tui.finding import FIELD, SORT_FIELD, ItemFields, filter_choices
@@ -76,7 +77,7 @@ class RunState:
         self.filter = "all"
         self.query = ""
         self.sort = "index"
-        self.order: list[int] = list(range(len(self.ids)))
+        self.order: Sequence[int] = range(len(self.ids))  # the listed items' indices, in list order
         self.versions: dict[int, int] = {}  # bumped when an item's row must be redrawn
         self._haystack: dict[int, str] = {}
         self._fields: ItemFields | None = None
@@ -329,19 +330,28 @@ class RunState:
             text = self._haystack[index] = "\n".join(parts).lower()
         return text
 
-    def recompute(self) -> list[int]:
-        indices: Iterable[int] = range(self.total)
-        if self.filter != "all" or self.query:
-            indices = [i for i in indices if self.keeps(i)]
-        order = list(indices)
+    def recompute(self) -> Sequence[int]:
+        """The listed items in list order: a range while nothing filters or sorts them, else an array
+        (8 bytes an item, where a list of ints held 36 at 100,000 items)."""
+        filtered, key = self.filter != "all" or bool(self.query), self._sort_key()
+        if not filtered and key is None:
+            self.order = range(self.total)
+            return self.order
+        order = [i for i in range(self.total) if self.keeps(i)] if filtered else list(range(self.total))
+        if key is not None:
+            order.sort(key=key)
+        self.order = array("q", order)
+        return self.order
+
+    def _sort_key(self) -> Callable[[int], Any] | None:
+        """How the list is sorted (ties by index); None: by index."""
         if self.sort == "status":
-            order.sort(key=lambda i: (STATUS_RANK.get(self.status(i), 5), i))
-        elif self.sort == "score":
-            order.sort(key=lambda i: (s if (s := self.main_score(i)) is not None else float("inf"), i))
-        elif self.sort.startswith(SORT_FIELD):
-            order.sort(key=lambda i: (self.fields.sort_value(self.sort, i), i))
-        self.order = order
-        return order
+            return lambda i: (STATUS_RANK.get(self.status(i), 5), i)
+        if self.sort == "score":
+            return lambda i: (s if (s := self.main_score(i)) is not None else float("inf"), i)
+        if self.sort.startswith(SORT_FIELD):
+            return lambda i: (self.fields.sort_value(self.sort, i), i)
+        return None
 
     def set_filter(self, key: str) -> None:
         self.filter = key

@@ -74,7 +74,7 @@ async def test_accept_moves_on_to_the_next_item():
         screen.move_to(0)
         before = list(screen.state.order)
         await pilot.press("a")
-        assert screen.state.order == before[1:] and screen.current == before[1]
+        assert list(screen.state.order) == before[1:] and screen.current == before[1]
 
 
 async def test_home_shows_a_run_made_by_another_process():

@@ -108,7 +108,7 @@ async def test_search_filter_and_sort():
         scores = [state.main_score(i) for i in state.order]
         assert scores == sorted(scores)
         state.set_sort("index")
-        assert state.order == list(range(state.total))
+        assert list(state.order) == list(range(state.total))
 
 
 @pytest.mark.slow

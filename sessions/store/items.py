@@ -29,7 +29,7 @@ from typing import Any, Iterable, Iterator, Mapping, TypedDict
 
 from engines.core import Item
 from sessions.errors import InputError
-from sessions.store.files import atomic_files, atomic_write_bytes
+from sessions.store.files import atomic_files, atomic_write_bytes, line_blocks
 from sessions.store.shared import SHARED, SharedBytes, SharedFile, SharedWriter, dumps
 
 ITEMS = "items.jsonl"
@@ -264,12 +264,12 @@ class RunItems:
     def item_ids(self) -> list[str]:
         """Every item's id in run order: the head of each brief line, without parsing the metas."""
         if self._ids is None:
-            try:
-                data = (self.folder / ITEMS_BRIEF).read_bytes()
-            except FileNotFoundError:  # written by an earlier version
+            if not (self.folder / ITEMS_BRIEF).exists():  # written by an earlier version
                 self._ids = [item.id for item in self.items()]
-            else:
-                self._ids = json.loads(b"[" + b",".join(_BRIEF_ID.findall(data)) + b"]")
+            else:  # a block at a time: the whole file at once was 25 MB held at 100,000 items
+                self._ids = []
+                for data in line_blocks(self.folder / ITEMS_BRIEF, block=1 << 20):
+                    self._ids += json.loads(b"[" + b",".join(_BRIEF_ID.findall(data)) + b"]")
         return self._ids
 
     def find_item(self, item_id: str) -> int | None:
