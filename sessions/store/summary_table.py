@@ -14,7 +14,6 @@ key without making the dict, for the loops over every item (a status count, the 
 from __future__ import annotations
 
 from array import array
-from sys import intern
 from typing import Any, Iterator, Mapping, MutableMapping
 
 from sessions.run.usage import Usage
@@ -31,13 +30,15 @@ class Shape:
     array of places instead of the row; ``stored`` are the other keys, the row's values.
     """
 
-    __slots__ = ("stored", "positions", "kept", "placed")
+    __slots__ = ("stored", "positions", "kept", "placed", "dropped")
 
     def __init__(self, keys: tuple[str, ...], placed: bool):
         self.placed = placed
         self.stored = tuple(key for key in keys if not (placed and key in PLACE))
         self.positions = {key: position for position, key in enumerate(self.stored, start=1)}
         self.kept = [(position, key) for key, position in self.positions.items() if key in KEPT]
+        # where at and len lie among the summary's values, last first (taken out of the row)
+        self.dropped = sorted((keys.index(key) for key in PLACE), reverse=True) if placed else []
 
 
 class SummaryTable(MutableMapping[int, dict[str, Any]]):
@@ -80,21 +81,26 @@ class SummaryTable(MutableMapping[int, dict[str, Any]]):
 
     def __setitem__(self, index: int, summary: Mapping[str, Any]) -> None:
         keys = tuple(summary)
-        placed = type(summary.get("at")) is int and type(summary.get("len")) is int
-        shape = self._shapes.get((placed, *keys))
+        at, length = summary.get("at"), summary.get("len")
+        placed = type(at) is int and type(length) is int
+        shape = self._shapes.get((placed, keys))
         if shape is None:
-            shape = self._shapes[(placed, *keys)] = Shape(keys, placed)
-        row = [shape, *(summary[key] for key in shape.stored)]
+            shape = self._shapes[(placed, keys)] = Shape(keys, placed)
+        row: list[Any] = [shape, *summary.values()]
+        for position in shape.dropped:
+            del row[position + 1]
         for position, key in shape.kept:
             row[position] = self._kept(key, row[position])
-        if index >= len(self._rows):
-            self._rows.extend([None] * (index + 1 - len(self._rows)))
-            self._places.extend([-1] * (2 * len(self._rows) - len(self._places)))
-        if self._rows[index] is None:
+        rows = self._rows
+        if index >= len(rows):
+            rows.extend([None] * (index + 1 - len(rows)))
+            self._places.extend([-1] * (2 * len(rows) - len(self._places)))
+        if rows[index] is None:
             self._size += 1
-        self._rows[index] = tuple(row)
+        rows[index] = tuple(row)
         if placed:
-            self._places[2 * index], self._places[2 * index + 1] = summary["at"], summary["len"]
+            self._places[2 * index] = at
+            self._places[2 * index + 1] = length
 
     def __delitem__(self, index: int) -> None:
         if self._row(index) is None:
@@ -131,14 +137,16 @@ class SummaryTable(MutableMapping[int, dict[str, Any]]):
         return default
 
     def _kept(self, key: str, value: Any) -> Any:
-        if key == "status" and isinstance(value, str):
-            return intern(value)
-        if key == "tags" and isinstance(value, list):
+        if key == "status" and type(value) is str:
+            return self._shared.setdefault(value, value)
+        if key == "tags" and type(value) is list:
+            if not value:
+                return self._shared.setdefault("tags", value)
             try:
                 return self._shared.setdefault(("tags", *value), value)
             except TypeError:  # a code that is not hashable is kept as it is
                 return value
-        if key == "scores" and isinstance(value, dict) and len(value) <= SHARED_SCORES:
+        if key == "scores" and type(value) is dict and len(value) <= SHARED_SCORES:
             try:
                 return self._shared.setdefault(("scores", *value.items()), value)
             except TypeError:  # a score that is not hashable is kept as it is
