@@ -14,9 +14,12 @@ key without making the dict, for the loops over every item (a status count, the 
 from __future__ import annotations
 
 from array import array
-from typing import Any, Iterator, Mapping, MutableMapping
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, MutableMapping, cast
 
 from sessions.run.usage import Usage
+
+if TYPE_CHECKING:
+    from sessions.store.results_log import Summary
 
 SHARED_SCORES = 4  # score tables of up to this many keys are shared between equal summaries
 KEPT = ("status", "tags", "scores")  # the values kept once however many items have them
@@ -41,7 +44,7 @@ class Shape:
         self.dropped = sorted((keys.index(key) for key in PLACE), reverse=True) if placed else []
 
 
-class SummaryTable(MutableMapping[int, dict[str, Any]]):
+class SummaryTable(MutableMapping[int, "Summary"]):
     """Item index -> summary; iterates in item order."""
 
     def __init__(self) -> None:
@@ -51,7 +54,7 @@ class SummaryTable(MutableMapping[int, dict[str, Any]]):
         self._shapes: dict[tuple[Any, ...], Shape] = {}
         self._shared: dict[Any, Any] = {}  # equal tag lists and small score tables, kept once
 
-    def __getitem__(self, index: int) -> dict[str, Any]:
+    def __getitem__(self, index: int) -> Summary:
         row = self._row(index)
         if row is None:
             raise KeyError(index)
@@ -59,7 +62,7 @@ class SummaryTable(MutableMapping[int, dict[str, Any]]):
         summary = dict(zip(shape.stored, row[1:]))
         if shape.placed:
             summary["at"], summary["len"] = self._places[2 * index], self._places[2 * index + 1]
-        return summary
+        return cast("Summary", summary)
 
     def value(self, index: int, key: str, default: Any = None) -> Any:
         """The item's value for ``key``; ``default`` when it has no summary or no such key."""
@@ -99,8 +102,8 @@ class SummaryTable(MutableMapping[int, dict[str, Any]]):
             self._size += 1
         rows[index] = tuple(row)
         if placed:
-            self._places[2 * index] = at
-            self._places[2 * index + 1] = length
+            self._places[2 * index] = cast(int, at)
+            self._places[2 * index + 1] = cast(int, length)
 
     def __delitem__(self, index: int) -> None:
         if self._row(index) is None:
