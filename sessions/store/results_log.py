@@ -169,7 +169,8 @@ class ResultsLog:
                 table[index] = summary
                 fresh.append(index)
             consumed += used
-        self._read_to += consumed  # only once every block parsed: a damaged line takes nothing in
+        self._read_to += consumed  # only once every block parsed: after a damaged line the next look parses
+        # these lines again, and setting an item's latest summary again changes nothing
         self._unfollowed += fresh  # their indices: a reader that never follows keeps no second table
 
     def scan(self) -> Iterator[tuple[int, dict[str, Any]]]:
