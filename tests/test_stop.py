@@ -226,20 +226,24 @@ def test_a_signal_stops_a_local_robogrid_run_mid_generation_and_resume_finishes_
 async def test_c_in_the_inspector_stops_a_local_run_mid_generation(gemma_path, n2f_home):
     app = N2FApp(formats=STABLE, demo=False)
     async with app.run_test(size=(160, 48)) as pilot:
-        prepared = await api.prepare_run("robogrid", ["max_tokens=48"], model="local", limit=1, concurrency=1,
+        # Three items one at a time: a 48-token reply can end between the look below and the answer "y", but
+        # not all three, so the stop always cuts the run short (one item was seen to finish in that gap).
+        prepared = await api.prepare_run("robogrid", ["max_tokens=48"], model="local", limit=3, concurrency=1,
                                          name="tui-stop")
         job = app.start_job(prepared)
         app.open_run(prepared.store.id)
         await until(pilot, lambda: screen_named(app, "RunScreen"))
-        await pilot.pause(3.0)  # well inside item 1: its prompt alone takes longer to read
-        assert not job.done and job.progress.done == 0
+        await until(pilot, lambda: any(live.first_at is not None for live in job.runner.live.values()),
+                    timeout=300)  # the model is loaded and writing a reply
+        assert not job.done
         await pilot.press("c")  # asks first; the stop is timed from the answer
         await until(pilot, lambda: screen_named(app, "ConfirmDialog"))
         cpu = time.process_time()  # the model runs in this process's threads: a reply left going is counted
         await pilot.press("y")
         await until(pilot, lambda: job.done, timeout=HANG)
         assert time.process_time() - cpu < STOP_CPU
-    assert RunStore.open("tui-stop").meta["status"] == "cancelled"
+    store = RunStore.open("tui-stop")
+    assert store.meta["status"] == "cancelled" and store.pending_indices()
     resumed = subprocess.run([sys.executable, "-m", "n2f_tui", "resume", "tui-stop", "--json", "-q"], cwd=ROOT,
                              capture_output=True, text=True, timeout=900)
     assert resumed.returncode == 0, resumed.stderr
