@@ -69,10 +69,10 @@ class Item:
     engine: str
     inputs: dict[str, Any]
     gold: dict[str, Any]
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: Mapping[str, Any] = field(default_factory=dict)  # read-only once made (brief readings share it)
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "engine": self.engine, "inputs": self.inputs, "gold": self.gold, "meta": self.meta}
+        return {"id": self.id, "engine": self.engine, "inputs": self.inputs, "gold": self.gold, "meta": dict(self.meta)}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "Item":

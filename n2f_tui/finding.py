@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 if TYPE_CHECKING:
     from n2f_tui.state import RunState  # which imports this module
@@ -28,7 +28,7 @@ class ItemFields:
     values: dict[str, list[Any]]
 
     @staticmethod
-    def of(metas: Iterable[dict[str, Any]]) -> "ItemFields":
+    def of(metas: Iterable[Mapping[str, Any]]) -> "ItemFields":
         metas = list(metas)
         keys: dict[str, None] = {}
         for meta in metas:

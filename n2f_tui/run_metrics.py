@@ -25,7 +25,8 @@ def engine_metrics(state: RunState, cache: dict[int, tuple[int, ItemResult]]) ->
     if not stale:
         return _metrics(state, cache)
     wanted = set(stale)
-    items = state.store.brief_items_at(wanted) if len(stale) > BULK_READ else {i: state.items[i] for i in stale}
+    items = (dict(state.store.iter_brief_items_at(wanted)) if len(stale) > BULK_READ
+             else {i: state.items[i] for i in stale})
     shared: dict[str, Tag] = {}
     labels = state.labels()
 

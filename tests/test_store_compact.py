@@ -248,3 +248,55 @@ def test_briefs_share_equal_lists_and_keep_nested_ones(tmp_path):
     for read in (reader.briefs(), [{"meta": item.meta} for item in reader.brief_items_at([0, 1]).values()]):
         assert [b["meta"] for b in read] == metas[:len(read)]
         assert read[0]["meta"]["p"] is read[1]["meta"]["p"] and read[0]["meta"]["nested"] is not read[1]["meta"]["nested"]
+
+
+def test_reading_half_the_briefs_holds_that_half_and_a_block_not_the_other_half(tmp_path):
+    """A report on a run stopped halfway reads the briefs of the items with a result: its peak is what it
+    keeps plus a block's worth of passing data (the block's lines, their joined text, their parsed briefs
+    before they are made compact: about five blocks). Reading the whole file and keeping half held every
+    line parsed at once, about 15 blocks more than that here."""
+    from sessions.store.items import BRIEF_BLOCK, ITEMS_BRIEF
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    write_items(folder, (Item(id=f"s-{i}", engine="fake", inputs={}, gold={}, meta={"i": i, "note": f"{i:0200d}"})
+                         for i in range(20_000)), "fake")
+    reader = RunItems(folder, "fake", "run", items_format=2)
+    wanted = range(0, 20_000, 2)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        items = reader.brief_items_at(wanted)
+        held, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert sorted(items) == list(wanted) and items[4_000].meta["i"] == 4_000 and items[4_000].id == "s-4000"
+    block = (folder / ITEMS_BRIEF).stat().st_size * BRIEF_BLOCK // 20_000
+    assert peak - held < 6 * block, (peak, held, block)
+
+
+def test_a_reports_metas_are_read_only_mappings_equal_to_the_parsed_ones_sharing_repeats(tmp_path):
+    """``brief_items_at`` keeps each meta as a tuple under its shape's keys: it reads, iterates, compares
+    and converts as the parsed dict does; repeated strings, numbers and lists of strings are one object
+    per reading, and a bool stays a bool beside an equal number."""
+    from sessions.store.brief_meta import Meta
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    metas = [{"kind": "view" * 3, "n": 1000 + i % 2, "flag": bool(i % 2), "one": 1, "p": ["add", "top_k"],
+              "nested": [[i], {"a": 2}], "x": None} for i in range(6)] + [{"other": "shape"}]
+    write_items(folder, (Item(id=f"s-{i}", engine="fake", inputs={}, gold={}, meta=m) for i, m in enumerate(metas)),
+                "fake")
+    items = RunItems(folder, "fake", "run", items_format=2).brief_items_at(range(7))
+    read = [items[i].meta for i in range(7)]
+    assert all(isinstance(m, Meta) for m in read)
+    assert read == metas and [dict(m) for m in read] == metas and list(read[0]) == list(metas[0])
+    assert read[6].get("kind", "-") == "-" and "other" in read[6] and len(read[0]) == 7
+    with pytest.raises(KeyError):
+        read[0]["missing"]
+    with pytest.raises(TypeError):
+        read[0]["kind"] = "x"  # type: ignore[index]
+    assert read[0]["kind"] is read[2]["kind"] and read[0]["n"] is read[2]["n"] and read[0]["p"] is read[3]["p"]
+    assert read[1]["flag"] is True and read[0]["one"] == 1 and type(read[0]["one"]) is int
+    assert read[0]["nested"] == [[0], {"a": 2}] and read[0]["nested"] is not read[2]["nested"]
+    assert json.dumps(items[0].to_json()["meta"]) == json.dumps(metas[0])

@@ -25,7 +25,7 @@ than invented. CBER = BER / SVR and CSCR = SCR / SVR are computed on the aggrega
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from engines.core import (LENIENT, Chart, DataError, Item, ItemResult, Report, RunResults, Status, Table, Tag, TagType,
                           Verdict)
@@ -216,7 +216,7 @@ def _table2(runs: Sequence[RunResults]) -> Table:
                  note="percent; CBER = BER/SVR, CSCR = SCR/SVR; '-' where a task was not run or is undefined")
 
 
-def _differs(meta: dict[str, Any]) -> list[str]:
+def _differs(meta: Mapping[str, Any]) -> list[str]:
     return [k for k, v in STANDARD.items() if str(meta.get(k)) != str(v)]
 
 

@@ -190,8 +190,8 @@ class RunStore:
     def brief_items(self) -> list[Item]:
         return self.item_files.brief_items()
 
-    def brief_items_at(self, indices: Iterable[int]) -> dict[int, Item]:
-        return self.item_files.brief_items_at(indices)
+    def iter_brief_items_at(self, indices: Iterable[int]) -> Iterator[tuple[int, Item]]:
+        return self.item_files.iter_brief_items_at(indices)
 
     def item_ids(self) -> list[str]:
         return self.item_files.item_ids()
