@@ -251,3 +251,23 @@ async def test_the_inspectors_state_takes_its_reading_once_and_keeps_its_counts(
     right = next(i for i, r in state.records.items() if r["status"] == "correct")
     state.take({wrong: {**state.records[wrong], "status": "correct"}, right: {**state.records[right], "status": "error"}})
     assert shown() == direct() and state.counts()["pending"] == 0
+
+
+async def test_the_header_metrics_of_a_run_that_will_not_change_hold_no_result_after_the_call():
+    """A finished run's figures are made and let go (``keep=False``): the same metrics as a kept cache
+    gives, the cache left empty (it held every item's result for the screen's life); a run going on
+    keeps its cache for the next call. The run screen keeps it while a job or another process writes."""
+    from n2f_tui import run_metrics
+    from n2f_tui.state import RunState
+    from sessions.reports.report import build_report
+    from tui_support import make_run
+
+    run = await make_run("metrics-once", limit=30)
+    state = RunState(RunStore.open(run))
+    kept: dict = {}
+    metrics = run_metrics.engine_metrics(state, kept)
+    assert len(kept) == 30
+    held = dict(kept)
+    assert run_metrics.engine_metrics(state, kept, keep=False) == metrics and kept == {}
+    assert run_metrics.engine_metrics(state, held) == metrics and len(held) == 30
+    assert metrics == build_report(RunStore.open(run))[0].metrics  # the report's own figures

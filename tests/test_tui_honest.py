@@ -151,6 +151,7 @@ async def test_list_rows_show_ids_and_tags_whole_and_the_header_labels_metrics()
                 words = re.findall(r"[a-z_]{3,}", row.split("  ", 2)[-1])
                 assert all(word in codes for word in words), row  # chips are whole codes (never "boolea")
             await until(pilot, lambda: screen.metrics)  # the header's metrics come from a worker
+            assert screen._metrics_cache == {}  # a finished run's results are let go once its figures are made
             header = str(screen.query_one("#header").render())
             assert re.search(r"SVR \d+\.\d%  BER \d+\.\d%  SCR \d+\.\d%", header)
             assert "instruct_svr" not in header and "accuracy_ci" not in header

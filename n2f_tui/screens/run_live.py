@@ -130,7 +130,8 @@ class LiveRunActions(RunScreenParts):
     def refresh_metrics(self) -> None:
         started = self._metrics_at = time.monotonic()
         try:
-            metrics = engine_metrics(self.state, self._metrics_cache) if self.state.records else {}
+            going_on = self.job is not None or self.state.store.meta.get("status") == "running"
+            metrics = engine_metrics(self.state, self._metrics_cache, keep=going_on) if self.state.records else {}
         except Exception as exc:  # an engine bug must not take the screen down
             metrics = {"report error": str(exc)[:60]}
             report_error_from_thread(self, "live metrics", exc)

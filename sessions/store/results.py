@@ -19,6 +19,34 @@ def run_settings(store: RunStore) -> tuple[Engine[Any], Any]:
     return engine, settings_from_json(engine.settings_type, store.meta.get("settings", {}))
 
 
+class ResultMaker:
+    """Makes a run's ItemResults as its report reads them, for every reader of the report's figures
+    (``load_results``, the inspector's header): tags shared per code and labelled from ``labels``,
+    equal tag lists one list, and the outputs no report reads one empty list; the scores are the
+    summaries' own. All of it read-only, as the briefs are: a list per item was 13 MB at 100,000
+    items, and the header's copied scores as much again."""
+
+    def __init__(self, labels: Mapping[str, str]):
+        self._labels = labels
+        self._tags: dict[str, Tag] = {}
+        self._lists: dict[tuple[str, ...], list[Tag]] = {}
+        self._unread: list[str] = []
+
+    def __call__(self, item: Item, entry: Mapping[str, Any], codes: Sequence[str],
+                 outputs: list[str] | None = None) -> ItemResult:
+        tags = self._lists.get(key := tuple(codes))
+        if tags is None:
+            tags = self._lists[key] = [self._tag(code) for code in codes]
+        return ItemResult(item=item, status=entry.get("status", "error"), scores=entry.get("scores", {}),
+                          tags=tags, outputs=self._unread if outputs is None else outputs)
+
+    def _tag(self, code: str) -> Tag:
+        tag = self._tags.get(code)
+        if tag is None:
+            tag = self._tags[code] = Tag(code=code, label=self._labels.get(code, code))
+        return tag
+
+
 def load_results(store: RunStore) -> RunResults:
     """The run as its engine's report sees it.
 
@@ -28,24 +56,11 @@ def load_results(store: RunStore) -> RunResults:
     full records are read only for an engine whose report reads replies or tool results
     (``report_reads_outputs``): a 100,000-item dedc report parses no record at all. Only
     the items with a result are read (their briefs): a run mostly pending costs its results.
-    Tags are shared per code and labelled from the taxonomy, as the reports' tables are; equal
-    tag lists, and the outputs no report reads, are one list each (read-only, as the briefs are:
-    a list per item was 13 MB at 100,000 items).
+    Tags are labelled from the taxonomy, as the reports' tables are (``ResultMaker``).
     """
     engine, settings = run_settings(store)
     summaries = store.summaries()
-    shared: dict[str, Tag] = {t.code: Tag(code=t.code, label=t.label) for t in engine.taxonomy()}
-    tag_lists: dict[tuple[str, ...], list[Tag]] = {}
-    unread: list[str] = []
-
-    def result(item: Item, entry: Mapping[str, Any], codes: Sequence[str], outputs: list[str]) -> ItemResult:
-        tags = tag_lists.get(key := tuple(codes))
-        if tags is None:
-            tags = tag_lists[key] = [shared.get(code) or shared.setdefault(code, Tag(code=code, label=code))
-                                     for code in codes]
-        return ItemResult(item=item, status=entry.get("status", "error"), scores=entry.get("scores", {}),
-                          tags=tags, outputs=outputs)
-
+    result = ResultMaker({t.code: t.label for t in engine.taxonomy()})
     if engine.report_reads_outputs:
         items = dict(store.iter_brief_items_at(summaries))
         records = {index: result(items[index], record, [str(t["code"]) for t in record.get("tags", [])],
@@ -54,7 +69,7 @@ def load_results(store: RunStore) -> RunResults:
         results = [records[i] for i in sorted(records)]
     else:  # the summaries and the briefs read come in item order: no table of the items by index is made
         briefs = store.iter_brief_items_at(summaries)
-        results = [result(_brief_at(briefs, index), summary, summary.get("tags", ()), unread)
+        results = [result(_brief_at(briefs, index), summary, summary.get("tags", ()))
                    for index, summary in summaries.items()]
     return RunResults(name=store.label, model=store.meta.get("model", ""), settings=settings, results=results)
 
