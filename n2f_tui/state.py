@@ -64,7 +64,7 @@ class RunState:
         self.blind = blind  # automatic tags and what is derived from them stay hidden
         self.engine, self.settings = api.run_settings(store)
         self.items = ItemsOnDemand(store)
-        self.ids: list[str] = store.item_ids()
+        self.ids: Sequence[str] = store.item_ids()
         store.follow(hand_over=False)  # followed from here: the first look would hand every one back
         self.records: SummaryTable = store.summaries()
         self._totals()

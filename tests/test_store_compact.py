@@ -7,6 +7,7 @@ import gc
 import itertools
 import json
 import random
+import sys
 import tracemalloc
 
 import pytest
@@ -300,3 +301,47 @@ def test_a_reports_metas_are_read_only_mappings_equal_to_the_parsed_ones_sharing
     assert read[1]["flag"] is True and read[0]["one"] == 1 and type(read[0]["one"]) is int
     assert read[0]["nested"] == [[0], {"a": 2}] and read[0]["nested"] is not read[2]["nested"]
     assert json.dumps(items[0].to_json()["meta"]) == json.dumps(metas[0])
+
+
+@hsettings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.text(alphabet="ab-1é", max_size=4), max_size=6), max_size=5), st.text(alphabet="ab-1é", max_size=5))
+def test_item_ids_joined_read_as_the_list_of_them(blocks, probe):
+    """``ItemIds`` (the ids joined, where each starts) reads, iterates, compares and finds as the list of
+    the same ids: an id found is a whole id, never a piece of one or a join of two neighbours."""
+    from sessions.store.item_ids import ItemIds
+
+    flat = [item_id for block in blocks for item_id in block]
+    ids = ItemIds.of(blocks)
+    assert len(ids) == len(flat) and list(ids) == flat and ids == flat and flat == ids
+    assert [ids[i] for i in range(-len(flat), len(flat))] == flat + flat and ids[1:3] == flat[1:3]
+    with pytest.raises(IndexError):
+        ids[len(flat)]
+    if probe in flat:
+        assert ids.index(probe) == flat.index(probe)
+    else:
+        with pytest.raises(ValueError):
+            ids.index(probe)
+
+
+def test_a_runs_item_ids_are_held_joined_and_found_whole(tmp_path):
+    """The ids of 20,000 items: far smaller than a list of them (a string object an id), and a lookup by id
+    (``find_item`` once they are read) finds the whole id, not an id it starts."""
+    from sessions.store.item_ids import ItemIds
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    write_items(folder, (Item(id=f"s-{i}", engine="fake", inputs={}, gold={}, meta={}) for i in range(20_000)), "fake")
+    reader = RunItems(folder, "fake", "run", items_format=2)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        ids = reader.item_ids()
+        held = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    listed = [f"s-{i}" for i in range(20_000)]
+    assert isinstance(ids, ItemIds) and ids == listed
+    as_list = sum(sys.getsizeof(i) for i in listed) + sys.getsizeof(listed)
+    assert held < as_list / 3, (held, as_list)
+    assert reader.find_item("s-1") == 1 and reader.find_item("s-19999") == 19_999 and reader.find_item("s-2000") == 2000
+    assert reader.find_item("s-20000") is None and reader.find_item("-1") is None

@@ -11,6 +11,7 @@ has the whole id.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 ROW_FIXED = 9  # columns of a list row besides the id and the chips: glyph, score
 MIN_ID = 12
@@ -30,7 +31,7 @@ class IdColumn:
     chip: int  # columns kept for chips: the widest chip of the engine's taxonomy, at most CHIP_ROOM
 
     @staticmethod
-    def of(ids: list[str], codes: list[str]) -> "IdColumn":
+    def of(ids: Sequence[str], codes: list[str]) -> "IdColumn":
         full = max(map(len, ids), default=4)
         chip = min(CHIP_ROOM, max(map(len, codes), default=0) + 3)
         first = ids[0].split(SEPARATOR) if len(ids) > 1 else []

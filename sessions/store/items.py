@@ -30,6 +30,7 @@ from typing import Any, Iterable, Iterator, Mapping, TypedDict
 from engines.core import Item
 from sessions.errors import InputError
 from sessions.store.brief_meta import MetaReading
+from sessions.store.item_ids import ItemIds
 from sessions.store.files import atomic_files, atomic_write_bytes, line_blocks
 from sessions.store.shared import SHARED, SharedBytes, SharedFile, SharedWriter, dumps
 
@@ -125,7 +126,7 @@ class RunItems:
         self._shared: SharedFile | None = None
         self._items: list[Item] | None = None
         self._offsets: array[int] | None = None
-        self._ids: list[str] | None = None
+        self._ids: ItemIds | None = None
 
     def items(self) -> list[Item]:
         """Every item of the run (parsed once and kept)."""
@@ -278,15 +279,15 @@ class RunItems:
         except FileNotFoundError:
             return len(self._item_offsets()) - 1
 
-    def item_ids(self) -> list[str]:
-        """Every item's id in run order: the head of each brief line, without parsing the metas."""
+    def item_ids(self) -> ItemIds:
+        """Every item's id in run order: the head of each brief line, without parsing the metas; held
+        joined (``sessions.store.item_ids``)."""
         if self._ids is None:
             if not (self.folder / ITEMS_BRIEF).exists():  # written by an earlier version
-                self._ids = [item.id for item in self.items()]
+                self._ids = ItemIds.of([[item.id for item in self.items()]])
             else:  # a block at a time: the whole file at once was 25 MB held at 100,000 items
-                self._ids = []
-                for data in line_blocks(self.folder / ITEMS_BRIEF, block=1 << 20):
-                    self._ids += json.loads(b"[" + b",".join(_BRIEF_ID.findall(data)) + b"]")
+                self._ids = ItemIds.of(json.loads(b"[" + b",".join(_BRIEF_ID.findall(data)) + b"]")
+                                       for data in line_blocks(self.folder / ITEMS_BRIEF, block=1 << 20))
         return self._ids
 
     def find_item(self, item_id: str) -> int | None:

@@ -29,7 +29,7 @@ import secrets
 import threading
 import time
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from engines.core import Item
 from sessions.study.annotations import AnnotationLog
@@ -193,7 +193,7 @@ class RunStore:
     def iter_brief_items_at(self, indices: Iterable[int]) -> Iterator[tuple[int, Item]]:
         return self.item_files.iter_brief_items_at(indices)
 
-    def item_ids(self) -> list[str]:
+    def item_ids(self) -> Sequence[str]:
         return self.item_files.item_ids()
 
     def find_item(self, item_id: str) -> int | None:
