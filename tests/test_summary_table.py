@@ -23,6 +23,7 @@ ACTIONS = st.lists(st.one_of(st.tuples(st.just("set"), st.integers(0, 40), SUMMA
 @given(ACTIONS)
 def test_the_table_reads_as_a_dict_of_the_summaries_put_in(actions):
     table, model = SummaryTable(), {}
+    earlier = []  # each table copied from, with what it must still read
     for action, index, summary in actions:
         if action == "set":
             table[index], model[index] = summary, dict(summary)
@@ -30,7 +31,11 @@ def test_the_table_reads_as_a_dict_of_the_summaries_put_in(actions):
             del table[index], model[index]
         elif action == "copy":
             copy, table = table, table.copy()
-            copy[999] = {"status": "wrong", "scores": {}, "tags": [], "attempt": 0}  # the copy changes apart
+            extra = {"status": "wrong", "scores": {}, "tags": [], "attempt": 0, "at": 7, "len": 1}
+            copy[999] = extra  # the copy changes apart, and the table copied changes apart from it
+            earlier.append((copy, {**model, 999: extra}))
+    for copied, expected in earlier:
+        assert dict(copied) == {i: expected[i] for i in sorted(expected)}
     assert dict(table) == {i: model[i] for i in sorted(model)}
     assert list(table) == sorted(model) and len(table) == len(model)
     for key in ("status", "at", "len", "usage", "missing"):
