@@ -57,3 +57,63 @@ def test_equal_tags_and_scores_are_kept_once_and_a_summary_costs_a_fraction_of_i
     tracemalloc.stop()
     assert table[3]["scores"] is table[5]["scores"] and table[3]["tags"] is table[7]["tags"]
     assert held / 20_000 < 200  # about 113 measured; json.loads of the same lines holds about 1,100 bytes each
+
+
+LINE = st.fixed_dictionaries(
+    {"i": st.integers(0, 30), "at": st.integers(0, 100), "len": st.integers(0, 50), "status": STATUSES,
+     "scores": st.dictionaries(st.sampled_from(["correct", "f1", "p", "r", "x"]), st.floats(0, 1), max_size=5),
+     "tags": st.lists(st.sampled_from(["a", "b", "c"]), max_size=3), "attempt": st.integers(0, 3)})
+ODD = st.one_of(LINE, st.builds(lambda line, key, value: {**line, key: value}, LINE,
+                                st.sampled_from(["status", "tags", "scores", "at", "i"]),
+                                st.one_of(st.none(), st.booleans(), st.just([["x"]]), st.just({"n": [1]}), st.just(-1))))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(st.lists(LINE, max_size=12), st.lists(st.one_of(LINE, ODD), max_size=12)), max_size=4),
+       st.one_of(st.integers(0, 160), st.just(10**6)))
+def test_a_block_of_index_lines_is_taken_as_line_by_line(blocks, size):
+    """``take_lines`` (a block at once) leaves the table as taking each line does, or takes nothing and
+    says so (a line of another shape, past ``size`` bytes, not a whole number, with a value that cannot be
+    kept once); the items it takes are the lines' numbers, in order. Equal statuses, tag lists and small
+    score tables are one object whichever way they came in."""
+    from array import array
+
+    block_wise, line_wise = SummaryTable(), SummaryTable()
+    for block in blocks:
+        taken = array("q")
+        if block_wise.take_lines([dict(line) for line in block], size, taken):
+            assert list(taken) == [line["i"] for line in block]
+        else:
+            assert not taken
+            for line in block:
+                line = dict(line)
+                index = line.pop("i")
+                if isinstance(index, int) and index >= 0 and not isinstance(index, bool):
+                    block_wise[index] = line
+        for line in block:
+            line = dict(line)
+            index = line.pop("i")
+            if isinstance(index, int) and index >= 0 and not isinstance(index, bool):
+                line_wise[index] = line
+    assert dict(block_wise) == dict(line_wise) and len(block_wise) == len(line_wise)
+    assert [block_wise.value(i, "at", "-") for i in range(32)] == [line_wise.value(i, "at", "-") for i in range(32)]
+    kept = [s for s in (block_wise.get(i) for i in range(32)) if s]
+    for a in kept:
+        for b in kept:
+            if type(a["tags"]) is list and a["tags"] == b["tags"] and all(type(t) is str for t in a["tags"]):
+                assert a["tags"] is b["tags"]
+            if type(a["status"]) is str and a["status"] == b["status"]:
+                assert a["status"] is b["status"]
+
+
+def test_a_plain_block_of_lines_in_order_or_not_is_taken_at_once():
+    from array import array
+
+    lines = [{"i": i, "at": 10 * i, "len": 9, "status": "correct", "scores": {"correct": 1.0}, "tags": [], "attempt": 0}
+             for i in (3, 4, 5)]
+    table, taken = SummaryTable(), array("q")
+    assert table.take_lines(lines, 60, taken) and list(taken) == [3, 4, 5] and len(table) == 3
+    again = [dict(line, status="wrong") for line in reversed(lines)] + [dict(lines[0], i=1)]
+    assert table.take_lines(again, 60, taken) and list(taken) == [3, 4, 5, 5, 4, 3, 1] and len(table) == 4
+    assert table[4] == {"at": 40, "len": 9, "status": "wrong", "scores": {"correct": 1.0}, "tags": [], "attempt": 0}
+    assert not table.take_lines(lines, 59, array("q"))  # the last line ends past the records: line by line

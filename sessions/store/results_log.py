@@ -33,6 +33,7 @@ from typing import Any, Iterator, Mapping, Sequence, TypedDict
 
 from engines.core import Status
 
+from sessions.collector import collector_paused
 from sessions.errors import InputError
 from sessions.store.files import (append_durably, atomic_write_bytes, complete_lines, cut_after, cut_torn_tail, fsync_folder,
                                   json_line_blocks, read_from, whole_lines_backwards)
@@ -163,15 +164,17 @@ class ResultsLog:
             return
         size = self._records_size()
         table, fresh, consumed = self._summaries, array("q"), 0
-        for parsed, used in json_line_blocks(self.index_path, self._read_to):
-            for summary in parsed:
-                index = summary.pop("i")
-                if summary["at"] + summary["len"] + 1 > size:
-                    self._note_short(index)
-                    continue
-                table[index] = summary
-                fresh.append(index)
-            consumed += used
+        with collector_paused():  # what is parsed is kept or freed by reference counting: no pass to walk it
+            for parsed, used in json_line_blocks(self.index_path, self._read_to):
+                if not table.take_lines(parsed, size, fresh):  # a block at a time when it can, else line by line
+                    for summary in parsed:
+                        index = summary.pop("i")
+                        if summary["at"] + summary["len"] + 1 > size:
+                            self._note_short(index)
+                            continue
+                        table[index] = summary
+                        fresh.append(index)
+                consumed += used
         self._read_to += consumed  # only once every block parsed: after a damaged line the next look parses
         # these lines again, and setting an item's latest summary again changes nothing
         self._unfollowed += fresh  # their indices: a reader that never follows keeps no second table
