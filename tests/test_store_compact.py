@@ -345,3 +345,15 @@ def test_a_runs_item_ids_are_held_joined_and_found_whole(tmp_path):
     assert held < as_list / 3, (held, as_list)
     assert reader.find_item("s-1") == 1 and reader.find_item("s-19999") == 19_999 and reader.find_item("s-2000") == 2000
     assert reader.find_item("s-20000") is None and reader.find_item("-1") is None
+
+
+def test_item_ids_are_read_from_line_starts_only(tmp_path):
+    """An id is the head of its brief line: a nested object with an "id" key in a meta, a line break or a
+    quote inside an id, is not taken for another id."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    ids = ['a"1', "b\n2", 'c\\"3', "d"]
+    metas = [{"x": {"id": "not-an-item"}}, {"s": '\n{"id": "nor-this"}'}, {}, {"list": [{"id": "no"}]}]
+    write_items(folder, (Item(id=i, engine="fake", inputs={}, gold={}, meta=m) for i, m in zip(ids, metas)), "fake")
+    reader = RunItems(folder, "fake", "run", items_format=2)
+    assert list(reader.item_ids()) == ids and reader.find_item('c\\"3') == 2

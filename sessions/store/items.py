@@ -81,7 +81,9 @@ def brief_decoder() -> json.JSONDecoder:
     return json.JSONDecoder(object_hook=shared)
 
 
-_BRIEF_ID = re.compile(rb'^\{"id": ("(?:[^"\\]|\\.)*")', re.MULTILINE)  # brief_line writes the id first
+# brief_line writes the id first. Matched after a newline (the text read is given one in front): a literal
+# start is searched for, where a line start (^) was tried at every byte (0.18 s against 0.07 s at 100,000 ids).
+_BRIEF_ID = re.compile(rb'\n\{"id": ("(?:[^"\\]|\\.)*")')
 
 
 def brief_line(item_id: str, meta: Mapping[str, Any]) -> bytes:
@@ -286,7 +288,7 @@ class RunItems:
             if not (self.folder / ITEMS_BRIEF).exists():  # written by an earlier version
                 self._ids = ItemIds.of([[item.id for item in self.items()]])
             else:  # a block at a time: the whole file at once was 25 MB held at 100,000 items
-                self._ids = ItemIds.of(json.loads(b"[" + b",".join(_BRIEF_ID.findall(data)) + b"]")
+                self._ids = ItemIds.of(json.loads(b"[" + b",".join(_BRIEF_ID.findall(b"\n" + data)) + b"]")
                                        for data in line_blocks(self.folder / ITEMS_BRIEF, block=1 << 20))
         return self._ids
 
