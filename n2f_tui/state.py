@@ -175,7 +175,7 @@ class RunState:
     def _totals(self) -> None:
         """The tokens and the statuses over the records, which ``take`` then keeps up to date."""
         self.usage: Usage = self.records.usage()
-        self._statuses = Counter(self.records.value(index, "status", "error") for index in self.records)
+        self._statuses = Counter(self.records.column("status", "error"))
 
     def reload(self, store: RunStore | None = None) -> None:
         """Re-read results (after a rescore, a resume, or when the runner stops)."""

@@ -117,3 +117,6 @@ def test_a_plain_block_of_lines_in_order_or_not_is_taken_at_once():
     assert table.take_lines(again, 60, taken) and list(taken) == [3, 4, 5, 5, 4, 3, 1] and len(table) == 4
     assert table[4] == {"at": 40, "len": 9, "status": "wrong", "scores": {"correct": 1.0}, "tags": [], "attempt": 0}
     assert not table.take_lines(lines, 59, array("q"))  # the last line ends past the records: line by line
+    # one shape: a column is picked in C, as the summaries read it
+    assert list(table.column("status")) == ["correct", "wrong", "wrong", "wrong"] == [table[i]["status"] for i in table]
+    assert list(table.column("missing", 0)) == [0] * 4 and list(table.column("at")) == [30, 30, 40, 50]

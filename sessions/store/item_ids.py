@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
-from itertools import accumulate
+from itertools import accumulate, islice
 from typing import Any, Iterable, Iterator, Sequence, overload
 
 
@@ -52,8 +52,8 @@ class ItemIds(Sequence[str]):
         return self._text[self._starts[index]:self._starts[index + 1]]
 
     def __iter__(self) -> Iterator[str]:
-        text, starts = self._text, self._starts
-        return (text[starts[i]:starts[i + 1]] for i in range(len(starts) - 1))
+        starts = self._starts
+        return map(self._text.__getitem__, map(slice, starts, islice(starts, 1, None)))
 
     def index(self, item_id: Any, start: int = 0, stop: int | None = None) -> int:
         """The position of ``item_id``: a search of the joined text for a whole id (ValueError if none)."""

@@ -74,15 +74,20 @@ class SummaryTable(MutableMapping[int, "Summary"]):
         return default if row is None else self._value(index, row, key, default)
 
     def column(self, key: str, default: Any = None) -> Iterator[Any]:
-        """Every item's value for ``key`` in item order (``default`` where it has none), making no dict."""
-        for index, row in enumerate(self._rows):
-            if row is not None:
-                yield self._value(index, row, key, default)
+        """Every item's value for ``key`` in item order (``default`` where it has none), making no dict.
+        When every summary has one shape (a run's usually do), the values are picked in C."""
+        if len(self._shapes) == 1 and key not in PLACE:
+            (shape,) = self._shapes.values()
+            position = shape.positions.get(key)
+            if position is None:
+                return repeat(default, self._size)
+            return map(itemgetter(position), filter(None, self._rows))
+        return (self._value(index, row, key, default) for index, row in enumerate(self._rows) if row is not None)
 
     def usage(self) -> Usage:
         """The tokens over every summary (``run_usage`` of the summaries, making no dict)."""
         usage = Usage()
-        for tokens in self.column("usage"):
+        for tokens in filter(None, self.column("usage")):  # most summaries have none: no call for them
             usage.add(tokens)
         return usage
 
