@@ -10,11 +10,14 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_right
 from itertools import accumulate, islice
-from typing import Any, Iterable, Iterator, Sequence, overload
+from typing import Any, Iterable, Iterator, Sequence
+
+from engines.core import OnDemand
 
 
-class ItemIds(Sequence[str]):
-    """Every item's id in run order, read-only; equal to any sequence of the same ids."""
+class ItemIds(OnDemand[str]):
+    """Every item's id in run order, read-only, each sliced out when asked for; equal to any sequence of the
+    same ids."""
 
     __slots__ = ("_text", "_starts")
 
@@ -36,19 +39,7 @@ class ItemIds(Sequence[str]):
     def __len__(self) -> int:
         return len(self._starts) - 1
 
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[str]: ...
-
-    def __getitem__(self, index: int | slice) -> str | list[str]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
-            raise IndexError(index)
+    def element(self, index: int) -> str:
         return self._text[self._starts[index]:self._starts[index + 1]]
 
     def __iter__(self) -> Iterator[str]:
