@@ -180,7 +180,7 @@ class SummaryTable(MutableMapping[int, "Summary"]):
         block allows it: every line of one shape, with whole numbers, pointing inside ``size`` bytes of
         records, and values kept once as ``__setitem__`` keeps them. Their numbers go to ``taken``, in
         order. False, having taken nothing, for any other block (then each line is taken by itself).
-        Line by line, 100,000 summaries took 0.37 s of CPU; a block at a time, a tenth of that.
+        100,000 summaries took 0.37 s of CPU line by line, 0.14 s a block at a time (the collector paused).
         """
         first = tuple(lines[0]) if lines else ()
         if (first[:1] != ("i",) or "at" not in first or "len" not in first
