@@ -127,6 +127,24 @@ def test_a_results_log_shorter_than_its_index_reads_as_pending_and_resume_runs_t
     assert json.loads(ok(n2f("runs", "--json")).stdout)[0]["damage"] == ""
 
 
+def test_index_lines_naming_no_item_of_the_run_are_ignored_and_said(run):
+    """A line whose item number is not one of the run's (10**12, a negative, a string), damaged or written by
+    hand, costs only itself: every reader works, none allocates up to the number (10**12 was a MemoryError),
+    and ``n2f runs`` says how many lines were ignored."""
+    index = run / "results.index.jsonl"
+    last = json.loads(index.read_bytes().splitlines()[-1])
+    foreign = [{**last, "i": number} for number in (10**12, -3, "x", 4)]  # the run has items 0 to 3
+    index.write_bytes(index.read_bytes() + b"".join(json.dumps(line).encode() + b"\n" for line in foreign))
+    (run / "summary.json").unlink(missing_ok=True)  # its figures cover the index before: read the index
+    listed = json.loads(ok(n2f("runs", "--json")).stdout)
+    assert "names 4 item(s) the run does not have: ignored" in listed[0]["damage"]
+    report = json.loads(ok(n2f("report", "r", "--json")).stdout)
+    assert report["n"] == 4 and report["counts"]["pending"] == 0 and sum(report["counts"].values()) == 4
+    all_readers_work()
+    exported = [json.loads(line) for line in ok(n2f("export", "r", "--format", "jsonl")).stdout.splitlines()]
+    assert len(exported) == 4
+
+
 @pytest.fixture
 def small_disk(tmp_path):
     """A 512 KiB tmpfs as the data home: a disk that really fills up (needs mount rights, as CI's root has)."""

@@ -120,3 +120,5 @@ def test_a_plain_block_of_lines_in_order_or_not_is_taken_at_once():
     # one shape: a column is picked in C, as the summaries read it
     assert list(table.column("status")) == ["correct", "wrong", "wrong", "wrong"] == [table[i]["status"] for i in table]
     assert list(table.column("missing", 0)) == [0] * 4 and list(table.column("at")) == [30, 30, 40, 50]
+    assert not table.take_lines(lines, 60, array("q"), items=5)  # item 5 is not one of a 5-item run's
+    assert table.take_lines(lines, 60, array("q"), items=6)

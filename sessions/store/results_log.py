@@ -115,20 +115,20 @@ def _dumps(value: Any) -> bytes:
 class ResultsLog:
     """Reader (any process) and, for the run's owner, writer of a run's result logs."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, items: int | None = None):
         self.folder = folder
+        self.items = items  # how many items the run has (None: not known); a line naming another is ignored
         self.records_path = folder / RECORDS
         self.index_path = folder / INDEX
         self._summaries = SummaryTable()
         self._read_to = 0  # bytes of the index parsed so far
-        # items whose summary was read since the last ``take_unfollowed``: numbers in an array, not int objects
-        # (a reader that never follows, a report, holds every item's number here: 3.6 MB as a list at 100,000)
-        self._unfollowed = array("q")
+        self._unfollowed = array("q")  # items read since the last ``take_unfollowed`` (as a list: 3.6 MB at 100,000)
         self._legacy: LegacyRecords | None = None
         self._fds: tuple[int, int] | None = None  # results.jsonl and the index, opened for appending
         self._end = 0  # size of results.jsonl as the owner wrote it
         self._broken = ""
         self._short: set[int] = set()  # items whose latest index line points past the records' end
+        self._foreign = 0  # index lines naming no item of the run
         self._tally: RunTally | None = None  # the owner's figures of the run (summary.json), from ``recover`` on
         self.damage = ""  # what a reader found wrong with the files (shown by ``n2f runs``)
 
@@ -166,14 +166,11 @@ class ResultsLog:
         table, fresh, consumed = self._summaries, array("q"), 0
         with collector_paused():  # what is parsed is kept or freed by reference counting: no pass to walk it
             for parsed, used in json_line_blocks(self.index_path, self._read_to):
-                if not table.take_lines(parsed, size, fresh):  # a block at a time when it can, else line by line
+                if not table.take_lines(parsed, size, fresh, self.items):  # a block at once when it can
                     for summary in parsed:
-                        index = summary.pop("i")
-                        if summary["at"] + summary["len"] + 1 > size:
-                            self._note_short(index)
-                            continue
-                        table[index] = summary
-                        fresh.append(index)
+                        if self._readable(index := summary.pop("i"), summary, size):
+                            table[index] = summary
+                            fresh.append(index)
                 consumed += used
         self._read_to += consumed  # only once every block parsed: after a damaged line the next look parses
         # these lines again, and setting an item's latest summary again changes nothing
@@ -185,10 +182,7 @@ class ResultsLog:
         size = self._records_size()
         for parsed, _ in json_line_blocks(self.index_path, 0, block=1 << 16):
             for summary in parsed:
-                index = summary.pop("i")
-                if summary["at"] + summary["len"] + 1 > size:
-                    self._note_short(index)
-                else:
+                if self._readable(index := summary.pop("i"), summary, size):
                     yield index, summary
 
     def record(self, index: int) -> dict[str, Any] | None:
@@ -229,6 +223,24 @@ class ResultsLog:
                     return summary
                 self._note_short(index)
         return None
+
+    def _readable(self, index: Any, summary: Mapping[str, Any], size: int) -> bool:
+        """Whether an index line names an item of the run and a record inside ``size`` bytes (else noted)."""
+        if not self._names_an_item(index):
+            return False
+        if summary["at"] + summary["len"] + 1 > size:
+            self._note_short(index)
+            return False
+        return True
+
+    def _names_an_item(self, index: Any) -> bool:
+        """Whether a line's item number is one of the run's items; one that is not (a string, -3, 10**12: taken,
+        every reader allocated a row up to it) is ignored and said in ``damage``."""
+        if type(index) is int and 0 <= index and (self.items is None or index < self.items):
+            return True
+        self._foreign += 1
+        self.damage = f"{self.index_path.name} names {self._foreign:,} item(s) the run does not have: ignored"
+        return False
 
     def _note_short(self, index: int) -> None:
         """An index line past the end of results.jsonl (shortened or deleted): not read; the item's
@@ -287,7 +299,7 @@ class ResultsLog:
             self._convert_legacy(legacy)
         cut_torn_tail(self.index_path)
         cut_after(self.index_path, self._index_end_within(self._records_size()))
-        self._summaries, self._read_to, self.damage, self._unfollowed = SummaryTable(), 0, "", array("q")
+        self._summaries, self._read_to, self.damage, self._unfollowed, self._foreign = SummaryTable(), 0, "", array("q"), 0
         summaries = self.summaries()
         self._end = max((s["at"] + s["len"] + 1 for s in summaries.values()), default=0)
         if self._records_size() > self._end:

@@ -64,7 +64,7 @@ class RunStore:
     def __init__(self, folder: Path):
         self.folder = folder
         self.meta: dict[str, Any] = self._read_meta()
-        self._log = ResultsLog(folder)
+        self._log = ResultsLog(folder, int(self.meta["total"]) if "total" in self.meta else None)
         self._buffer: dict[int, dict[str, Any]] = {}
         self._last_flush = time.monotonic()
         # A runner flushes from a worker thread so that appending never stalls the event
