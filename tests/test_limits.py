@@ -221,6 +221,33 @@ async def test_a_timeout_is_retried_only_when_other_calls_were_in_flight():
     await asyncio.gather(*tasks)
 
 
+async def test_a_timeout_of_the_first_call_of_a_burst_is_retried_when_others_started_after_it():
+    """The first call starts alone, the rest of the burst a moment later; a server that serves them out of
+    order lets it run past its deadline behind its own run's calls: retried, not left in error."""
+    limit = AdaptiveLimit(4)
+    started = asyncio.Event()
+    first_outcomes = [overload(None, timeout=True), "late"]
+
+    async def first_attempt() -> tuple[str, int]:
+        started.set()
+        await asyncio.sleep(0)
+        while limit.in_flight < 2:  # the burst's second call starts while the first is in flight
+            await asyncio.sleep(0)
+        outcome = first_outcomes.pop(0)
+        if isinstance(outcome, BaseException):
+            raise outcome
+        return outcome, 1
+
+    first = asyncio.create_task(call_within(limit, first_attempt))
+    await started.wait()
+    events, tasks = await hold(limit, 2)
+    events[0].set()  # the second call ends; the first's retry then takes its place
+    await asyncio.gather(tasks[0])
+    events[1].set()
+    assert await first == "late" and first_outcomes == []
+    await asyncio.gather(*tasks)
+
+
 def test_header_durations_and_retry_after():
     assert duration("6m0s") == 360.0 and duration("20ms") == pytest.approx(0.02)
     assert duration("1h2m3.5s") == pytest.approx(3723.5) and duration("3") == 3.0

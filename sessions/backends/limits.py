@@ -22,8 +22,9 @@ allowed in flight, AIMD-style:
   the server reported.
 
 A call knows the ``epoch`` (the number of
-decreases) it started in and how many others were in flight then, so the caller can
-tell whether a timeout may have been its own queue's fault (see
+decreases) it started in and how many others were in flight while it held its place (the
+first call of a burst too: a server that does not serve in order may answer the later ones
+first), so the caller can tell whether a timeout may have been its own queue's fault (see
 ``sessions.backends.overload``). Every change of the limit is kept (``changes``, the
 latest ``MAX_CHANGES``) for the progress line, the inspector header and the run's
 metadata.
@@ -52,12 +53,12 @@ class LimitChange:
         return {**asdict(self), "at": round(self.at, 3)}
 
 
-@dataclass
+@dataclass(eq=False)
 class Slot:
     """One call's hold on the limit."""
 
     epoch: int  # decreases made before the call started
-    others: int  # other calls in flight when it started
+    others: int  # other calls in flight while it held its place: those there when it started, and later ones
 
 
 class AdaptiveLimit:
@@ -73,6 +74,7 @@ class AdaptiveLimit:
         self.clock = clock
         self.born = clock()
         self.in_flight = 0
+        self._held: list[Slot] = []  # the calls in flight
         self.epoch = 0
         self.overloads = 0
         self.paused_until = 0.0
@@ -135,6 +137,9 @@ class AdaptiveLimit:
                     self._wake(cond)  # a wake-up this call got and will not use goes to the next waiter
                     raise
             held = Slot(epoch=self.epoch, others=self.in_flight)
+            for other in self._held:
+                other.others += 1
+            self._held.append(held)
             self.in_flight += 1
             self._starts.append(self.clock())
         try:
@@ -142,6 +147,7 @@ class AdaptiveLimit:
         finally:
             async with cond:
                 self.in_flight -= 1
+                self._held.remove(held)
                 self._wake(cond)
 
     def _wake(self, cond: asyncio.Condition) -> None:

@@ -11,8 +11,9 @@ backoff, and queues again for a slot.
 
 A call that ran out of time counts as an overload too (llama.cpp queues what it cannot
 serve, against each request's deadline) and is tried again only if other calls were in
-flight when it started, since then its own run's queue may be what it waited for: a call
-that times out alone is the server's slowness, and its item ends in status ``error``.
+flight while it ran, since then its own run's queue may be what it waited for (the first
+call of a burst starts alone, and a server may serve the later ones first): a call that
+times out alone is the server's slowness, and its item ends in status ``error``.
 The deadline counts while a call holds a slot, never while it waits for one.
 """
 
