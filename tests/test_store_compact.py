@@ -246,7 +246,7 @@ def test_briefs_share_equal_lists_and_keep_nested_ones(tmp_path):
                 "fake")
     reader = RunItems(folder, "fake", "run", items_format=2)
     # every brief, and two of seven (read line by line)
-    for read in (reader.briefs(), [{"meta": item.meta} for item in reader.brief_items_at([0, 1]).values()]):
+    for read in (reader.briefs(), [{"meta": item.meta} for item in dict(reader.iter_brief_items_at([0, 1])).values()]):
         assert [b["meta"] for b in read] == metas[:len(read)]
         assert read[0]["meta"]["p"] is read[1]["meta"]["p"] and read[0]["meta"]["nested"] is not read[1]["meta"]["nested"]
 
@@ -267,7 +267,7 @@ def test_reading_half_the_briefs_holds_that_half_and_a_block_not_the_other_half(
     gc.collect()
     tracemalloc.start()
     try:
-        items = reader.brief_items_at(wanted)
+        items = dict(reader.iter_brief_items_at(wanted))
         held, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -277,7 +277,7 @@ def test_reading_half_the_briefs_holds_that_half_and_a_block_not_the_other_half(
 
 
 def test_a_reports_metas_are_read_only_mappings_equal_to_the_parsed_ones_sharing_repeats(tmp_path):
-    """``brief_items_at`` keeps each meta as a tuple under its shape's keys: it reads, iterates, compares
+    """``iter_brief_items_at`` keeps each meta as a tuple under its shape's keys: it reads, iterates, compares
     and converts as the parsed dict does; repeated strings, numbers and lists of strings are one object
     per reading, and a bool stays a bool beside an equal number."""
     from sessions.store.brief_meta import Meta
@@ -288,7 +288,7 @@ def test_a_reports_metas_are_read_only_mappings_equal_to_the_parsed_ones_sharing
               "nested": [[i], {"a": 2}], "x": None} for i in range(6)] + [{"other": "shape"}]
     write_items(folder, (Item(id=f"s-{i}", engine="fake", inputs={}, gold={}, meta=m) for i, m in enumerate(metas)),
                 "fake")
-    items = RunItems(folder, "fake", "run", items_format=2).brief_items_at(range(7))
+    items = dict(RunItems(folder, "fake", "run", items_format=2).iter_brief_items_at(range(7)))
     read = [items[i].meta for i in range(7)]
     assert all(isinstance(m, Meta) for m in read)
     assert read == metas and [dict(m) for m in read] == metas and list(read[0]) == list(metas[0])

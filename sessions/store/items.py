@@ -236,10 +236,6 @@ class RunItems:
         nothing: dict[str, Any] = {}
         return [Item(id=b["id"], engine=engine, inputs=nothing, gold=nothing, meta=b["meta"]) for b in self.briefs()]
 
-    def brief_items_at(self, indices: Iterable[int]) -> dict[int, Item]:
-        """The items at ``indices`` as ``brief_items`` makes them (``iter_brief_items_at``), by index."""
-        return dict(self.iter_brief_items_at(indices))
-
     def iter_brief_items_at(self, indices: Iterable[int]) -> Iterator[tuple[int, Item]]:
         """The items at ``indices`` as ``brief_items`` makes them, in run order, parsing no other item's brief.
 
@@ -273,13 +269,6 @@ class RunItems:
                         yield number, Item(id=brief["id"], engine=engine, inputs=nothing, gold=nothing,
                                            meta=metas.meta(brief["meta"]))
                 first += len(block)
-
-    def _item_count(self) -> int:
-        """How many items the run has, from the size of items.idx (one offset each, plus the end)."""
-        try:
-            return max((self.folder / ITEMS_INDEX).stat().st_size // 8 - 1, 0)
-        except FileNotFoundError:
-            return len(self._item_offsets()) - 1
 
     def item_ids(self) -> ItemIds:
         """Every item's id in run order: the head of each brief line, without parsing the metas; held
