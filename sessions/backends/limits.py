@@ -53,12 +53,13 @@ class LimitChange:
         return {**asdict(self), "at": round(self.at, 3)}
 
 
-@dataclass(eq=False)
+@dataclass
 class Slot:
     """One call's hold on the limit."""
 
     epoch: int  # decreases made before the call started
     others: int  # other calls in flight while it held its place: those there when it started, and later ones
+    started: int  # calls started before it (the limit's count), to count those started while it held its place
 
 
 class AdaptiveLimit:
@@ -74,7 +75,7 @@ class AdaptiveLimit:
         self.clock = clock
         self.born = clock()
         self.in_flight = 0
-        self._held: list[Slot] = []  # the calls in flight
+        self.started = 0  # calls started, ever
         self.epoch = 0
         self.overloads = 0
         self.paused_until = 0.0
@@ -136,18 +137,16 @@ class AdaptiveLimit:
                 except asyncio.CancelledError:
                     self._wake(cond)  # a wake-up this call got and will not use goes to the next waiter
                     raise
-            held = Slot(epoch=self.epoch, others=self.in_flight)
-            for other in self._held:
-                other.others += 1
-            self._held.append(held)
+            held = Slot(epoch=self.epoch, others=self.in_flight, started=self.started)
+            self.started += 1
             self.in_flight += 1
             self._starts.append(self.clock())
         try:
             yield held
         finally:
             async with cond:
+                held.others += self.started - held.started - 1
                 self.in_flight -= 1
-                self._held.remove(held)
                 self._wake(cond)
 
     def _wake(self, cond: asyncio.Condition) -> None:
