@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
 from hypothesis import given, strategies as st
 
+from n2f_tui.widgets import idcolumn
 from n2f_tui.widgets.idcolumn import IdColumn
 
 FIELD = st.sampled_from(["robogrid", "instruct", "block", "alien", "d10", "e2", "p0.5", "0008", "0009", "x", ""])
@@ -17,10 +20,12 @@ def test_a_robogrid_run_keeps_the_fields_that_tell_items_apart():
     assert (column.full, column.short, column.chip) == (len(ids[0]), len("…d10-0008"), len("fiction") + 3)
 
 
-@given(st.lists(st.lists(FIELD, min_size=1, max_size=5).map("-".join), max_size=30))
-def test_the_widths_are_those_of_the_ids_as_shown(ids):
-    """``of`` works the widths out column by column; they are the lengths of the ids ``shortened`` shows."""
-    column = IdColumn.of(ids, [])
+@given(st.lists(st.lists(FIELD, min_size=1, max_size=5).map("-".join), max_size=30), st.sampled_from([1, 2, 7, 4096]))
+def test_the_widths_are_those_of_the_ids_as_shown(ids, block):
+    """``of`` works the widths out column by column, a block of ids at a time; they are the lengths of the
+    ids ``shortened`` shows."""
+    with patch.object(idcolumn, "BLOCK", block):
+        column = IdColumn.of(ids, [])
     assert column.full == max(map(len, ids), default=4)
     assert column.short == max((len(column.shortened(i)) for i in ids), default=4)
     split = [i.split("-") for i in ids]
