@@ -6,7 +6,7 @@ import json
 from array import array
 from pathlib import Path
 
-ITEM_FILES = ("items.jsonl", "items.idx", "items.brief.jsonl", "items.brief.idx", "shared.jsonl")
+ITEM_FILES = ("items.jsonl", "items.idx", "items.brief.jsonl", "items.brief.idx", "shared.jsonl", "items.ids")
 
 
 def make_format_1(folder: Path, index: bool = True, brief: bool = True) -> None:

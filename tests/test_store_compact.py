@@ -4,6 +4,7 @@ each shared part is on disk once, older runs open, and writing a run does not ho
 from __future__ import annotations
 
 import gc
+import io
 import itertools
 import json
 import random
@@ -19,7 +20,8 @@ from engines.dedc.settings import DedcSettings
 from old_runs import make_format_1
 from sessions.errors import InputError
 from sessions.run.prepare import chosen_items
-from sessions.store.items import RunItems, write_items
+from sessions.store.item_ids import IdsWriter, ItemIds
+from sessions.store.items import ITEM_IDS, RunItems, write_items
 from sessions.store.runs import RunStore
 from sessions.store.shared import MIN_SHARED, SHARED, dumps
 from sessions.store.statuses import ERROR, RESULT, stored_statuses
@@ -308,8 +310,6 @@ def test_a_reports_metas_are_read_only_mappings_equal_to_the_parsed_ones_sharing
 def test_item_ids_joined_read_as_the_list_of_them(blocks, probe):
     """``ItemIds`` (the ids joined, where each starts) reads, iterates, compares and finds as the list of
     the same ids: an id found is a whole id, never a piece of one or a join of two neighbours."""
-    from sessions.store.item_ids import ItemIds
-
     flat = [item_id for block in blocks for item_id in block]
     ids = ItemIds.of(blocks)
     assert len(ids) == len(flat) and list(ids) == flat and ids == flat and flat == ids
@@ -326,8 +326,6 @@ def test_item_ids_joined_read_as_the_list_of_them(blocks, probe):
 def test_a_runs_item_ids_are_held_joined_and_found_whole(tmp_path):
     """The ids of 20,000 items: far smaller than a list of them (a string object an id), and a lookup by id
     (``find_item`` once they are read) finds the whole id, not an id it starts."""
-    from sessions.store.item_ids import ItemIds
-
     folder = tmp_path / "run"
     folder.mkdir()
     write_items(folder, (Item(id=f"s-{i}", engine="fake", inputs={}, gold={}, meta={}) for i in range(20_000)), "fake")
@@ -347,13 +345,71 @@ def test_a_runs_item_ids_are_held_joined_and_found_whole(tmp_path):
     assert reader.find_item("s-20000") is None and reader.find_item("-1") is None
 
 
-def test_item_ids_are_read_from_line_starts_only(tmp_path):
+@pytest.mark.parametrize("stored", [True, False], ids=["items.ids", "brief lines"])
+def test_item_ids_are_read_from_line_starts_only(tmp_path, stored):
     """An id is the head of its brief line: a nested object with an "id" key in a meta, a line break or a
-    quote inside an id, is not taken for another id."""
+    quote inside an id, is not taken for another id; read from items.ids, or from the brief lines of a run
+    written before items.ids existed."""
     folder = tmp_path / "run"
     folder.mkdir()
     ids = ['a"1', "b\n2", 'c\\"3', "d"]
     metas = [{"x": {"id": "not-an-item"}}, {"s": '\n{"id": "nor-this"}'}, {}, {"list": [{"id": "no"}]}]
     write_items(folder, (Item(id=i, engine="fake", inputs={}, gold={}, meta=m) for i, m in zip(ids, metas)), "fake")
+    if not stored:
+        (folder / ITEM_IDS).unlink()
     reader = RunItems(folder, "fake", "run", items_format=2)
     assert list(reader.item_ids()) == ids and reader.find_item('c\\"3') == 2
+
+
+@hsettings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet="ab-1é\n\U0001F600", max_size=4), max_size=12))
+def test_ids_written_read_back_as_they_were(ids):
+    """What ``IdsWriter`` writes, ``ItemIds.from_bytes`` reads as the same ids (empty ones, line breaks and
+    characters of several bytes included), and only for the count written."""
+    from sessions.store.item_ids import IdsWriter, ItemIds
+
+    handle = io.BytesIO()
+    writer = IdsWriter(handle)
+    for item_id in ids:
+        writer.add(item_id)
+    writer.close()
+    data = handle.getvalue()
+    assert ItemIds.from_bytes(data, len(ids)) == ids
+    assert ItemIds.from_bytes(data, len(ids) + 1) is None and ItemIds.from_bytes(data[:-1], len(ids)) is None
+
+
+def test_item_ids_come_from_items_ids_without_reading_the_brief_file(tmp_path, monkeypatch):
+    folder = tmp_path / "run"
+    folder.mkdir()
+    ids = [f"it-{i}-é" for i in range(50)]
+    write_items(folder, (Item(id=i, engine="fake", inputs={}, gold={}, meta={"n": 1}) for i in ids), "fake")
+    monkeypatch.setattr(RunItems, "_brief_ids", lambda self: pytest.fail("the brief file was searched"))
+    assert RunItems(folder, "fake", "run", items_format=2).item_ids() == ids
+
+
+@pytest.mark.parametrize("damage", ["cut", "garbage", "fewer", "not utf-8", "starts out of order"])
+def test_a_damaged_items_ids_is_passed_over_for_the_brief_file(tmp_path, damage):
+    """items.ids that does not hold one id for each brief line, whole, is not read: the ids come from the
+    brief file, as for a run written before items.ids existed."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    ids = [f"it-{i}" for i in range(40)]
+    write_items(folder, (Item(id=i, engine="fake", inputs={}, gold={}, meta={}) for i in ids), "fake")
+    path = folder / ITEM_IDS
+    data = path.read_bytes()
+    text_end = len(data) - 4 * (len(ids) + 2)
+    path.write_bytes({"cut": data[:-3], "garbage": b"\x00\x13" * 50, "not utf-8": b"\xff" + data[1:],
+                      "fewer": data[:text_end] + data[text_end:-8] + (len(ids) - 1).to_bytes(4, "little"),
+                      "starts out of order": data[:text_end] + data[text_end + 4:text_end + 8] + data[text_end:text_end + 4]
+                      + data[text_end + 8:]}[damage])
+    assert RunItems(folder, "fake", "run", items_format=2).item_ids() == ids
+
+
+def test_the_owner_of_a_run_written_before_items_ids_writes_it(tmp_path):
+    store = create([Item(id=f"x-{i}", engine="fake", inputs={}, gold={}, meta={}) for i in range(30)])
+    (store.folder / ITEM_IDS).unlink()
+    assert RunStore(store.folder).item_ids() == [f"x-{i}" for i in range(30)]
+    owner = RunStore(store.folder)
+    owner.acquire()
+    owner.close()
+    assert ItemIds.from_bytes((store.folder / ITEM_IDS).read_bytes(), 30) == [f"x-{i}" for i in range(30)]

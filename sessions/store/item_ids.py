@@ -3,14 +3,21 @@
 Held as a list, 100,000 ids were 6.7 MB (a string object each, 49 bytes before its text);
 joined they are their text and four bytes an id. An id is sliced out when it is read, which
 costs about what reading a list does; a lookup by id searches the joined text.
+
+On disk (``items.ids``, written with the run's items) they are the same two things: the
+joined text in UTF-8, then each start as a little-endian uint32 (the text's end last),
+then how many ids there are (uint32). Reading them back is one read and two copies, where
+finding them in the brief file was a search of all of it (0.1 s at 100,000 ids).
 """
 
 from __future__ import annotations
 
+import sys
 from array import array
 from bisect import bisect_right
 from itertools import accumulate, islice
-from typing import Any, Iterable, Iterator, Sequence
+from operator import le
+from typing import Any, BinaryIO, Iterable, Iterator, Sequence
 
 from engines.core import OnDemand
 
@@ -35,6 +42,24 @@ class ItemIds(OnDemand[str]):
             del starts[-len(ids) - 1]  # the block's first start, which ended the one before
             parts.append("".join(ids))
         return cls("".join(parts), starts)
+
+    @classmethod
+    def from_bytes(cls, data: bytes, count: int) -> "ItemIds | None":
+        """The ``count`` ids ``IdsWriter`` wrote, or None when ``data`` is not that (damaged, cut, another count)."""
+        starts = array("I")
+        end = len(data) - starts.itemsize * (count + 2)
+        if end < 0 or int.from_bytes(data[-starts.itemsize:], "little") != count:
+            return None
+        starts.frombytes(data[end:-starts.itemsize])
+        if sys.byteorder == "big":
+            starts.byteswap()
+        try:
+            text = data[:end].decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        if starts[0] != 0 or starts[-1] != len(text) or not all(map(le, starts, islice(starts, 1, None))):
+            return None
+        return cls(text, starts)
 
     def __len__(self) -> int:
         return len(self._starts) - 1
@@ -68,3 +93,22 @@ class ItemIds(OnDemand[str]):
 
     def __repr__(self) -> str:
         return f"ItemIds({len(self)} ids)"
+
+
+class IdsWriter:
+    """Writes ids one at a time in the form ``ItemIds.from_bytes`` reads: the text as it comes, the starts
+    (four bytes an id, kept meanwhile) and the count at the end."""
+
+    def __init__(self, handle: BinaryIO):
+        self.handle = handle
+        self.starts = array("I", [0])
+
+    def add(self, item_id: str) -> None:
+        self.handle.write(item_id.encode("utf-8"))
+        self.starts.append(self.starts[-1] + len(item_id))
+
+    def close(self) -> None:
+        starts = array("I", self.starts)
+        if sys.byteorder == "big":
+            starts.byteswap()
+        self.handle.write(starts.tobytes() + (len(starts) - 1).to_bytes(starts.itemsize, "little"))

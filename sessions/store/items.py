@@ -7,10 +7,13 @@
   items.brief.jsonl     each item's id and meta, one JSON object a line (lists, lookups
                         by id, reports: what they need without the items' inputs and gold)
   items.brief.idx       byte offset of each brief line, as items.idx
+  items.ids             every item's id, joined, and where each starts (``sessions.store.item_ids``):
+                        the list and lookups read it instead of searching the brief file
   shared.jsonl          the parts items share, each once
 
 That is format 2 (``"items_format": 2`` in meta.json): each thing is written once, so the
-files grow with what differs between items. A run of format 1 (written by an earlier
+files grow with what differs between items (a format-2 run written before items.ids
+existed has none: its ids are found in the brief file). A run of format 1 (written by an earlier
 version, no ``items_format``) has each whole item on its line of items.jsonl, meta
 included, and no shared.jsonl; it may lack the index and the brief file too: readers then
 work from items.jsonl, and the run's owner writes both (``RunItems.repair``).
@@ -30,7 +33,7 @@ from typing import Any, Iterable, Iterator, Mapping, TypedDict
 from engines.core import Item
 from sessions.errors import InputError
 from sessions.store.brief_meta import MetaReading
-from sessions.store.item_ids import ItemIds
+from sessions.store.item_ids import IdsWriter, ItemIds
 from sessions.store.files import atomic_files, atomic_write_bytes, line_blocks
 from sessions.store.shared import SHARED, SharedBytes, SharedFile, SharedWriter, dumps
 
@@ -38,6 +41,7 @@ ITEMS = "items.jsonl"
 ITEMS_INDEX = "items.idx"
 ITEMS_BRIEF = "items.brief.jsonl"
 BRIEF_INDEX = "items.brief.idx"
+ITEM_IDS = "items.ids"
 BRIEF_BLOCK = 4096  # brief lines decoded as one JSON array (their keys shared, as one parse of the file shares them)
 ITEMS_FORMAT = 2  # what write_items writes; a run without "items_format" in its meta is of format 1
 
@@ -94,9 +98,9 @@ def write_items(folder: Path, items: Iterable[Item], engine: str) -> int:
     """Write the item files of a new run of ``engine`` (format 2), streaming the items once; returns
     how many there are. Every line goes to its file as it is made: what is kept meanwhile is one
     digest and place per distinct shared part (``sessions.store.shared``), not the items."""
-    with atomic_files(folder, (ITEMS, ITEMS_INDEX, ITEMS_BRIEF, BRIEF_INDEX, SHARED)) as files:
-        lines, index, briefs, brief_index, shared_file = files
-        shared = SharedWriter(shared_file)
+    with atomic_files(folder, (ITEMS, ITEMS_INDEX, ITEMS_BRIEF, BRIEF_INDEX, SHARED, ITEM_IDS)) as files:
+        lines, index, briefs, brief_index, shared_file, ids_file = files
+        shared, ids = SharedWriter(shared_file), IdsWriter(ids_file)
         ends = array("Q", [0, 0])  # where the next item line and brief line start
         count = 0
         for item in items:
@@ -108,11 +112,13 @@ def write_items(folder: Path, items: Iterable[Item], engine: str) -> int:
             line, brief = dumps(body) + b"\n", brief_line(item.id, item.meta)
             lines.write(line)
             briefs.write(brief)
+            ids.add(item.id)
             ends[0] += len(line)
             ends[1] += len(brief)
             count += 1
         index.write(ends[:1].tobytes())
         brief_index.write(ends[1:].tobytes())
+        ids.close()
     return count
 
 
@@ -271,15 +277,28 @@ class RunItems:
                 first += len(block)
 
     def item_ids(self) -> ItemIds:
-        """Every item's id in run order: the head of each brief line, without parsing the metas; held
-        joined (``sessions.store.item_ids``)."""
+        """Every item's id in run order, held joined (``sessions.store.item_ids``): from items.ids, or for a
+        run without a whole one, the head of each brief line, without parsing the metas."""
         if self._ids is None:
             if not (self.folder / ITEMS_BRIEF).exists():  # written by an earlier version
                 self._ids = ItemIds.of([[item.id for item in self.items()]])
-            else:  # a block at a time: the whole file at once was 25 MB held at 100,000 items
-                self._ids = ItemIds.of(json.loads(b"[" + b",".join(_BRIEF_ID.findall(b"\n" + data)) + b"]")
-                                       for data in line_blocks(self.folder / ITEMS_BRIEF, block=1 << 20))
+            else:
+                self._ids = self._stored_ids() or self._brief_ids()
         return self._ids
+
+    def _stored_ids(self) -> ItemIds | None:
+        """The ids of items.ids when it holds one for each brief line (None: missing, damaged or cut)."""
+        try:
+            count = os.stat(self.folder / BRIEF_INDEX).st_size // 8 - 1
+            return ItemIds.from_bytes((self.folder / ITEM_IDS).read_bytes(), count)
+        except FileNotFoundError:
+            return None
+
+    def _brief_ids(self) -> ItemIds:
+        """The ids at the head of each brief line, a block at a time (the whole file at once was 25 MB held
+        at 100,000 items)."""
+        return ItemIds.of(json.loads(b"[" + b",".join(_BRIEF_ID.findall(b"\n" + data)) + b"]")
+                          for data in line_blocks(self.folder / ITEMS_BRIEF, block=1 << 20))
 
     def find_item(self, item_id: str) -> int | None:
         """The index of the item with this id: a byte search of the brief file, whose lines start with the id."""
@@ -296,7 +315,15 @@ class RunItems:
         return None if at < 0 else data.count(b"\n", 0, at)
 
     def repair(self) -> None:
-        """Write the index and the brief file if a run of format 1 lacks them (the run's owner only)."""
+        """Write what a run's readers look for and an earlier version did not write (the run's owner only):
+        the index and the brief file of a run of format 1, items.ids of a run of format 2 (a damaged one is
+        left: readers find the ids in the brief file then)."""
+        if self.format == ITEMS_FORMAT and (self.folder / ITEMS_BRIEF).exists() and not (self.folder / ITEM_IDS).exists():
+            with atomic_files(self.folder, (ITEM_IDS,)) as (handle,):
+                ids = IdsWriter(handle)
+                for item_id in self._brief_ids():
+                    ids.add(item_id)
+                ids.close()
         if self.format != 1:
             return
         if not (self.folder / ITEMS_INDEX).exists():

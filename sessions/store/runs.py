@@ -2,7 +2,7 @@
 
 Layout of ``runs/<run id>/``:
   meta.json             engine, settings, seed, model, templates, status (atomic JSON)
-  items.jsonl, items.idx, items.brief.jsonl, items.brief.idx, shared.jsonl
+  items.jsonl, items.idx, items.brief.jsonl, items.brief.idx, items.ids, shared.jsonl
                         the items, written once, each shared part once  (sessions.store.items)
   results.jsonl         full result records, append-only   } see sessions.store.results_log
   results.index.jsonl   one short summary per record       }
