@@ -1,20 +1,21 @@
-"""Every item's result summary in a run, kept as a tuple of values per item under a shared tuple of keys.
+"""Every item's result summary in a run, kept as a column of values per key under a shared tuple of keys.
 
 A reader that holds a whole run's summaries (a report, the inspector, a resume) held one
 parsed dict per item: about 510 bytes each, 51 MB at 100,000 items. Summaries have a few
-shapes (the same keys in the same order), so ``SummaryTable`` keeps each item's values
-in one tuple that starts with its ``Shape``, where its record lies in an array (16 bytes
-an item), and equal tag lists and small score tables once: 100,000 dedc summaries take
-about 13 MB. Looking an item up gives a new dict, the
-summary as it was parsed; the values in it (its scores, its tags) are shared between
-items and read-only, as the summaries' readers already treat them. ``value`` reads one
-key without making the dict, for the loops over every item (a status count, the pending).
+shapes (the same keys in the same order), so ``SummaryTable`` keeps the number of each
+item's ``Shape`` in an array, each key's values in a list of their own (a column: eight
+bytes an item), where its record lies in an array (16 bytes an item), and equal tag lists
+and small score tables once: 100,000 dedc summaries take about 6 MB (a tuple of values an
+item was 11 MB). Looking an item up gives a new dict, the summary as it was parsed; the
+values in it (its scores, its tags) are shared between items and read-only, as the
+summaries' readers already treat them. ``value`` reads one key without making the dict,
+and ``column`` every item's, for the loops over every item (a status count, the pending).
 """
 
 from __future__ import annotations
 
 from array import array
-from itertools import chain, repeat
+from itertools import chain, compress, count, repeat
 from operator import add, itemgetter
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, MutableMapping, cast
 
@@ -29,60 +30,65 @@ PLACE = ("at", "len")  # where the record lies: two numbers an item, kept in an 
 
 
 class Shape:
-    """The keys of summaries that have the same keys in the same order, and where each one lies in a row.
+    """The keys of summaries that have the same keys in the same order, and its number in the table.
 
     ``placed``: the summaries have an ``at`` and a ``len`` (whole numbers), kept in the table's
-    array of places instead of the row; ``stored`` are the other keys, the row's values.
+    array of places instead of columns; ``stored`` are the other keys, each a column.
     """
 
-    __slots__ = ("stored", "positions", "kept", "placed", "dropped")
+    __slots__ = ("number", "stored", "keys", "placed")
 
-    def __init__(self, keys: tuple[str, ...], placed: bool):
+    def __init__(self, number: int, keys: tuple[str, ...], placed: bool):
+        self.number = number  # what the table's array of shapes holds for its items (0: no summary)
         self.placed = placed
         self.stored = tuple(key for key in keys if not (placed and key in PLACE))
-        self.positions = {key: position for position, key in enumerate(self.stored, start=1)}
-        self.kept = [(position, key) for key, position in self.positions.items() if key in KEPT]
-        # where at and len lie among the summary's values, last first (taken out of the row)
-        self.dropped = sorted((keys.index(key) for key in PLACE), reverse=True) if placed else []
+        self.keys = frozenset(self.stored)
 
 
 class SummaryTable(MutableMapping[int, "Summary"]):
-    """Item index -> summary; iterates in item order."""
+    """Item index -> summary; iterates in item order.
+
+    A column holds a value for each item whose shape has its key; at the other items it
+    holds None or an earlier summary's value, never read."""
 
     def __init__(self) -> None:
-        self._rows: list[tuple[Any, ...] | None] = []  # item index -> (shape, value, ...) or None
-        self._places = array("q")  # item index * 2 -> at, then len (rows of a placed shape)
+        self._kinds = array("I")  # item index -> its shape's number, 0 where it has no summary
+        self._columns: dict[str, list[Any]] = {}  # key -> item index -> value
+        self._places = array("q")  # item index * 2 -> at, then len (items of a placed shape)
         self._size = 0
-        self._lent = False  # the rows and places may be another table's too (``copy``): copied before a change
+        self._lent = False  # the arrays and columns may be another table's too (``copy``): copied before a change
         self._shapes: dict[tuple[Any, ...], Shape] = {}
+        self._numbered: list[Shape] = []  # shape number - 1 -> shape
         # statuses, equal tag lists (by their codes) and small score tables (by their items), each kept once
         self._shared: tuple[dict[str, str], dict[tuple[Any, ...], Any], dict[tuple[Any, ...], Any]] = ({}, {}, {})
 
     def __getitem__(self, index: int) -> Summary:
-        row = self._row(index)
-        if row is None:
+        shape = self._shape(index)
+        if shape is None:
             raise KeyError(index)
-        shape = row[0]
-        summary = dict(zip(shape.stored, row[1:]))
+        columns = self._columns
+        summary = {key: columns[key][index] for key in shape.stored}
         if shape.placed:
             summary["at"], summary["len"] = self._places[2 * index], self._places[2 * index + 1]
         return cast("Summary", summary)
 
     def value(self, index: int, key: str, default: Any = None) -> Any:
         """The item's value for ``key``; ``default`` when it has no summary or no such key."""
-        row = self._row(index)
-        return default if row is None else self._value(index, row, key, default)
+        shape = self._shape(index)
+        return default if shape is None else self._value(index, shape, key, default)
 
     def column(self, key: str, default: Any = None) -> Iterator[Any]:
         """Every item's value for ``key`` in item order (``default`` where it has none), making no dict.
         When every summary has one shape (a run's usually do), the values are picked in C."""
         if len(self._shapes) == 1 and key not in PLACE:
             (shape,) = self._shapes.values()
-            position = shape.positions.get(key)
-            if position is None:
+            if key not in shape.keys:
                 return repeat(default, self._size)
-            return map(itemgetter(position), filter(None, self._rows))
-        return (self._value(index, row, key, default) for index, row in enumerate(self._rows) if row is not None)
+            # a table copied from before the shape came has no column for it, and no summary of it
+            return compress(self._columns.get(key, ()), self._kinds)
+        shapes = self._numbered
+        return (self._value(index, shapes[number - 1], key, default)
+                for index, number in enumerate(self._kinds) if number)
 
     def usage(self) -> Usage:
         """The tokens over every summary (``run_usage`` of the summaries, making no dict)."""
@@ -94,67 +100,79 @@ class SummaryTable(MutableMapping[int, "Summary"]):
     def __setitem__(self, index: int, summary: Mapping[str, Any]) -> None:
         if self._lent:
             self._own()
-        keys = tuple(summary)
         at, length = summary.get("at"), summary.get("len")
         placed = type(at) is int and type(length) is int
-        shape = self._shapes.get((placed, keys))
-        if shape is None:
-            shape = self._shapes[(placed, keys)] = Shape(keys, placed)
-        row: list[Any] = [shape, *summary.values()]
-        for position in shape.dropped:
-            del row[position + 1]
-        for position, key in shape.kept:
-            row[position] = self._kept(key, row[position])
-        rows = self._rows
-        if index >= len(rows):
-            rows.extend([None] * (index + 1 - len(rows)))
-            self._places.extend([-1] * (2 * len(rows) - len(self._places)))
-        if rows[index] is None:
+        shape = self._shape_of(tuple(summary), placed)
+        self._grow(index + 1)
+        if not self._kinds[index]:
             self._size += 1
-        rows[index] = tuple(row)
+        self._kinds[index] = shape.number
+        columns = self._columns
+        for key in shape.stored:
+            columns[key][index] = self._kept(key, summary[key])
         if placed:
             self._places[2 * index] = cast(int, at)
             self._places[2 * index + 1] = cast(int, length)
 
     def __delitem__(self, index: int) -> None:
-        if self._row(index) is None:
+        if self._shape(index) is None:
             raise KeyError(index)
         if self._lent:
             self._own()
-        self._rows[index] = None
+        self._kinds[index] = 0
         self._size -= 1
 
     def __contains__(self, index: object) -> bool:
-        return isinstance(index, int) and self._row(index) is not None
+        return isinstance(index, int) and 0 <= index < len(self._kinds) and self._kinds[index] != 0
 
     def __iter__(self) -> Iterator[int]:
-        return (index for index, row in enumerate(self._rows) if row is not None)
+        return compress(count(), self._kinds)
 
     def __len__(self) -> int:
         return self._size
 
     def copy(self) -> "SummaryTable":
-        """A table of the same summaries that changes apart from this one: the rows themselves are shared, and
-        their list and places are lent to both until either changes (a reader's copy of 100,000 summaries was
-        2.4 MB more)."""
+        """A table of the same summaries that changes apart from this one: its arrays and columns are lent to
+        both until either changes (a reader's copy of 100,000 summaries was 2.4 MB more)."""
         table = SummaryTable()
-        table._rows, table._places, table._size = self._rows, self._places, self._size
+        table._kinds, table._columns, table._places, table._size = self._kinds, self._columns, self._places, self._size
         table._lent = self._lent = True
-        table._shapes, table._shared = self._shapes, self._shared
+        table._shapes, table._numbered, table._shared = self._shapes, self._numbered, self._shared
         return table
 
     def _own(self) -> None:
-        """Rows and places of this table's own, before its first change since a ``copy`` lent them."""
-        self._rows, self._places, self._lent = list(self._rows), array("q", self._places), False
+        """Arrays and columns of this table's own, before its first change since a ``copy`` lent them."""
+        self._kinds, self._places = array("I", self._kinds), array("q", self._places)
+        self._columns = {key: list(values) for key, values in self._columns.items()}
+        self._lent = False
 
-    def _row(self, index: int) -> tuple[Any, ...] | None:
-        return self._rows[index] if 0 <= index < len(self._rows) else None
+    def _shape(self, index: int) -> Shape | None:
+        number = self._kinds[index] if 0 <= index < len(self._kinds) else 0
+        return self._numbered[number - 1] if number else None
 
-    def _value(self, index: int, row: tuple[Any, ...], key: str, default: Any) -> Any:
-        shape = row[0]
-        position = shape.positions.get(key)
-        if position is not None:
-            return row[position]
+    def _shape_of(self, keys: tuple[str, ...], placed: bool) -> Shape:
+        """The shape of summaries with these keys, made (with a column for each new key) on its first use."""
+        shape = self._shapes.get((placed, keys))
+        if shape is None:
+            shape = self._shapes[(placed, keys)] = Shape(len(self._numbered) + 1, keys, placed)
+            self._numbered.append(shape)
+        for key in shape.stored:
+            if key not in self._columns:  # a table lent by ``copy`` may lack a column its lender added
+                self._columns[key] = [None] * len(self._kinds)
+        return shape
+
+    def _grow(self, size: int) -> None:
+        """Room for items below ``size``."""
+        more = size - len(self._kinds)
+        if more > 0:
+            self._kinds.extend(repeat(0, more))
+            self._places.extend(repeat(-1, 2 * more))
+            for values in self._columns.values():
+                values.extend(repeat(None, more))
+
+    def _value(self, index: int, shape: Shape, key: str, default: Any) -> Any:
+        if key in shape.keys:
+            return self._columns[key][index]
         if shape.placed and key in PLACE:
             return self._places[2 * index + PLACE.index(key)]
         return default
@@ -192,27 +210,30 @@ class SummaryTable(MutableMapping[int, "Summary"]):
                 or min(lengths) < 0 or max(map(add, ats, lengths)) + 1 > size
                 or (items is not None and max(numbers) >= items)):
             return False
-        keys = first[1:]
-        shape = self._shapes.get((True, keys)) or self._shapes.setdefault((True, keys), Shape(keys, True))
+        if self._lent:
+            self._own()
+        shape = self._shape_of(first[1:], True)
         try:
             columns = [self._kept_column(key, list(map(itemgetter(key), lines))) for key in shape.stored]
         except TypeError:  # a value kept once that is not hashable: each line by itself keeps it as it is
             return False
-        if self._lent:
-            self._own()
-        rows, places = self._rows, self._places
-        if max(numbers) >= len(rows):
-            rows.extend([None] * (max(numbers) + 1 - len(rows)))
-            places.extend([-1] * (2 * len(rows) - len(places)))
-        self._size += list(map(rows.__getitem__, set(numbers))).count(None)
-        made = zip(repeat(shape), *columns)
+        kinds, places = self._kinds, self._places
+        self._grow(max(numbers) + 1)
+        self._size += list(map(kinds.__getitem__, set(numbers))).count(0)
         start = numbers[0]
         if numbers == list(range(start, start + len(numbers))):  # the usual block: the next items in order
-            rows[start:start + len(numbers)] = made
-            places[2 * start:2 * (start + len(numbers))] = array("q", chain.from_iterable(zip(ats, lengths)))
+            end = start + len(numbers)
+            kinds[start:end] = array("I", [shape.number]) * len(numbers)
+            for key, values in zip(shape.stored, columns):
+                self._columns[key][start:end] = values
+            places[2 * start:2 * end] = array("q", chain.from_iterable(zip(ats, lengths)))
         else:
-            for number, row, at, length in zip(numbers, made, ats, lengths):
-                rows[number] = row
+            for key, values in zip(shape.stored, columns):
+                column = self._columns[key]
+                for number, value in zip(numbers, values):
+                    column[number] = value
+            for number, at, length in zip(numbers, ats, lengths):
+                kinds[number] = shape.number
                 places[2 * number], places[2 * number + 1] = at, length
         taken.extend(numbers)
         return True
