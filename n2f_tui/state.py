@@ -17,7 +17,7 @@ from n2f_tui.finding import FIELD, SORT_FIELD, ItemFields, filter_choices
 from n2f_tui.items_on_demand import ItemsOnDemand
 from sessions import api
 from sessions.study.annotations import AnnotationLog, ItemMarks
-from sessions.store.results_log import Summary, summary_of
+from sessions.store.summary_line import Summary, summary_of
 from sessions.store.runs import RunStore
 from sessions.store.summary_table import SummaryTable
 from sessions.study.sample import load as load_study

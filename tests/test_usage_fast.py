@@ -11,7 +11,7 @@ from __future__ import annotations
 from sessions import api
 from sessions.backends.base import Backend, CallRequest, Completion
 from sessions.config import Price
-from sessions.store.results_log import summary_of
+from sessions.store.summary_line import summary_of
 from sessions.run.runner import Runner
 from sessions.store.runs import RunStore
 from sessions.run.usage import Budget, Usage, run_usage

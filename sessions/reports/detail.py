@@ -13,7 +13,7 @@ from engines.core import Item
 from sessions.errors import InputError
 from sessions.store.prompts import rebuilt_steps
 from sessions.store.results import run_settings
-from sessions.store.results_log import finish_reasons
+from sessions.store.summary_line import finish_reasons
 from sessions.store.runs import RunStore
 
 

@@ -29,7 +29,7 @@ from sessions.study.annotations import ItemMarks
 from sessions.study.labels import RunLabels, store_labels
 from sessions.store.places import records_in_item_order
 from sessions.store.prompts import rebuilt_steps
-from sessions.store.results_log import finish_reasons
+from sessions.store.summary_line import finish_reasons
 from sessions.store.runs import RunStore
 from sessions.run.usage import Usage
 

@@ -36,7 +36,7 @@ from sessions.config import load_config
 from sessions.errors import InputError
 from sessions.backends.models import make_backend, parse_model_spec
 from sessions.store.files import atomic_write_text, now_iso
-from sessions.store.results_log import finish_reasons
+from sessions.store.summary_line import finish_reasons
 from sessions.run.steps import run_steps
 from sessions.store.runs import RunStore
 from sessions.backends.streaming import LiveReply

@@ -29,7 +29,7 @@ from sessions.errors import InputError, RuntimeFailure
 from sessions.run.provenance import provenance
 from sessions.run.usage import Budget
 from sessions.store.results import run_settings
-from sessions.store.results_log import finish_reasons
+from sessions.store.summary_line import finish_reasons
 from sessions.store.runs import RunStore
 
 if TYPE_CHECKING:

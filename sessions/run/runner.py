@@ -28,7 +28,7 @@ from engines.core import SCORER_ERROR, UNJUDGED, Item, Status
 from sessions.backends.base import Backend
 from sessions.collector import run_heap
 from sessions.backends.limits import AdaptiveLimit
-from sessions.store.results_log import finish_reasons
+from sessions.store.summary_line import finish_reasons
 from sessions.run.steps import StepTrace, error_record, record_for, run_steps
 from sessions.run.provenance import with_cache_counts
 from sessions.store.runs import FLUSH_SECONDS, PersistError, RunStore

@@ -49,6 +49,20 @@ def fsync_folder(folder: Path) -> None:
         os.close(fd)
 
 
+def replace_unsynced(path: Path, chunks: Iterable[bytes]) -> None:
+    """Replace ``path`` with ``chunks`` as one file, without fsync: for what readers can do without (a
+    crash may lose or empty it; a reader never sees it half written)."""
+    tmp = temp_path(path)
+    try:
+        with open(tmp, "wb") as handle:
+            for chunk in chunks:
+                handle.write(chunk)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` so that a reader or a crash sees the old or the new file, never a mix."""
     atomic_write_chunks(path, (data,))

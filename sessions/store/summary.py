@@ -23,7 +23,6 @@ Figures from either path are the same.
 from __future__ import annotations
 
 import json
-import os
 from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +30,7 @@ from typing import Any, Mapping
 
 from engines.core import SCORER_ERROR
 from sessions.run.usage import Usage
-from sessions.store.files import temp_path
+from sessions.store.files import replace_unsynced
 from sessions.store.summary_table import SummaryTable
 
 SUMMARY = "summary.json"
@@ -115,14 +114,7 @@ class RunTally:
 
 def write_summary(folder: Path, tally: RunTally, index_bytes: int, records_bytes: int) -> None:
     """Replace ``summary.json`` (no fsync: readers fall back to the index when it is lost)."""
-    path = folder / SUMMARY
-    tmp = temp_path(path)
-    try:
-        tmp.write_text(json.dumps(tally.to_json(index_bytes, records_bytes)), encoding="utf-8")
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    replace_unsynced(folder / SUMMARY, [json.dumps(tally.to_json(index_bytes, records_bytes)).encode("utf-8")])
 
 
 def read_summary(folder: Path, index_bytes: int, records_bytes: int) -> RunSummary | None:
