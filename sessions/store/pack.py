@@ -35,11 +35,12 @@ from sessions.paths import data_home, ensure_writable, runs_dir
 from sessions.store.fingerprint import run_fingerprint
 from sessions.store.index import NAME_RE, list_run_meta
 from sessions.store.runs import RunStore
+from sessions.store.summary_snapshot import SNAPSHOT
 
 FORMAT = "n2f-pack"
 VERSION = 1
 MANIFEST = "manifest.json"
-NOT_PACKED = {"lock", ANNOTATIONS_LOCK}
+NOT_PACKED = {"lock", ANNOTATIONS_LOCK, SNAPSHOT}  # SNAPSHOT: a reader's copy of the index, made anew
 
 
 @dataclass

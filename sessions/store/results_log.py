@@ -29,16 +29,15 @@ import os
 from array import array
 from contextlib import suppress
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence, TypedDict
-
-from engines.core import Status
+from typing import Any, Iterator, Mapping
 
 from sessions.collector import collector_paused
 from sessions.errors import InputError
 from sessions.store.files import (append_durably, atomic_write_bytes, complete_lines, cut_after, cut_torn_tail, fsync_folder,
                                   json_line_blocks, read_from, whole_lines_backwards)
-from sessions.run.usage import Usage
 from sessions.store.summary import RunTally, write_summary
+from sessions.store.summary_line import Summary, summary_of
+from sessions.store.summary_snapshot import read_snapshot, write_snapshot
 from sessions.store.summary_table import SummaryTable
 
 RECORDS = "results.jsonl"
@@ -46,57 +45,7 @@ INDEX = "results.index.jsonl"
 LEGACY = "results.json"
 
 
-class _Judged(TypedDict):
-    status: Status
-    scores: dict[str, float]
-    tags: list[str]  # the tags' codes
-    attempt: int
-
-
-class Summary(_Judged, total=False):
-    """One line of the index without its ``i``: what every record has, then what only some have
-    (``at``/``len`` once it is on disk, ``legacy`` when it was read from an earlier version's file)."""
-
-    usage: dict[str, int]
-    replies: int
-    cached: int
-    finish_reasons: list[str]
-    at: int
-    len: int
-    legacy: bool
-
-
 LegacyRecords = dict[int, dict[str, Any]]  # item index -> record, as an earlier version's results.json held them
-
-
-def summary_of(record: Mapping[str, Any]) -> Summary:
-    """What lists, filters, counts, token totals and ``resume`` need of a record, without its outputs and steps."""
-    summary: Summary = {
-        "status": record.get("status", "error"),
-        "scores": record.get("scores", {}),
-        "tags": [t["code"] for t in record.get("tags", [])],
-        "attempt": int(record.get("attempt", 0)),
-    }
-    usage = Usage()
-    usage.add_steps(record.get("steps", []))  # replies from the cache apart: they cost nothing
-    if usage.prompt_tokens or usage.completion_tokens or usage.cached_tokens:
-        summary["usage"] = {"prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
-                            **({"cached_tokens": usage.cached_tokens} if usage.cached_tokens else {})}
-    replies = [step for step in record.get("steps", []) if "tool" not in step]
-    if replies:
-        summary["replies"] = len(replies)
-        cached = sum(1 for step in replies if step.get("cached"))
-        if cached:
-            summary["cached"] = cached
-    reasons = [str(step["finish_reason"]) for step in record.get("steps", []) if step.get("finish_reason")]
-    if reasons:
-        summary["finish_reasons"] = reasons
-    return summary
-
-
-def finish_reasons(steps: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Each step's finish reason as recorded ("" where the backend reported none, and for tools)."""
-    return [str(step.get("finish_reason", "")) for step in steps]
 
 
 def _inside(line: bytes, size: int) -> bool:
@@ -159,11 +108,16 @@ class ResultsLog:
         return {i: self._summaries[i] for i in taken}  # each item once, its latest summary
 
     def tail(self) -> None:
-        """Take the summaries appended since the last look into ``summaries``, a block of lines at a time."""
+        """Take the summaries appended since the last look into ``summaries``, a block of lines at a time; a
+        first look loads the snapshot a reader left (``sessions.store.summary_snapshot``), if it still holds,
+        and parses only what came after it."""
         if not self.index_path.exists():
             return
         size = self._records_size()
-        table, fresh, consumed = self._summaries, array("q"), 0
+        if not self._read_to and (snapshot := read_snapshot(self.folder, self.index_path, size, self.items)):
+            self._summaries, self._read_to = snapshot
+            self._unfollowed += array("q", self._summaries)
+        table, fresh, consumed, whole = self._summaries, array("q"), 0, not self._read_to
         with collector_paused():  # what is parsed is kept or freed by reference counting: no pass to walk it
             for parsed, used in json_line_blocks(self.index_path, self._read_to):
                 if not table.take_lines(parsed, size, fresh, self.items):  # a block at once when it can
@@ -175,6 +129,8 @@ class ResultsLog:
         self._read_to += consumed  # only once every block parsed: after a damaged line the next look parses
         # these lines again, and setting an item's latest summary again changes nothing
         self._unfollowed += fresh  # their indices: a reader that never follows keeps no second table
+        if whole and table and not self.damage:
+            write_snapshot(self.folder, table, self.index_path, self._read_to)
 
     def scan(self) -> Iterator[tuple[int, dict[str, Any]]]:
         """Every readable line of the index as (item index, summary) in file order, parsed a block at a

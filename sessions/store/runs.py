@@ -5,7 +5,7 @@ Layout of ``runs/<run id>/``:
   items.jsonl, items.idx, items.brief.jsonl, items.brief.idx, items.ids, shared.jsonl
                         the items, written once, each shared part once  (sessions.store.items)
   results.jsonl         full result records, append-only   } see sessions.store.results_log
-  results.index.jsonl   one short summary per record       }
+  results.index.jsonl   one short summary per record       } (and .snap: a reader's copy, summary_snapshot)
   summary.json          the run's figures for lists of runs (sessions.store.summary), replaced per batch
   annotations.jsonl     people's tags and notes, append-only, several writers (sessions.study.annotations)
   attempts.json         re-runs from the prompt editor (sessions.run.attempts)
@@ -13,7 +13,8 @@ Layout of ``runs/<run id>/``:
 
 Only the owner (the process holding ``lock``) appends results, cuts what a dead writer
 left half done and removes temp files, and only those of dead processes. Readers (the
-inspector, ``show``, ``report``, ``runs``) never delete, move or rewrite anything.
+inspector, ``show``, ``report``, ``runs``) never delete, move or rewrite the run's data;
+one that read the whole index may replace results.index.snap, a copy of what it read.
 
 The owner buffers finished records for at most a second; a crash or ``kill -9`` can lose
 only those, and ``resume`` re-runs whatever has no result or ended in ``error``. A write
@@ -38,7 +39,8 @@ from sessions.store.files import atomic_write_text, clean_dead_temp_files, file_
 from sessions.paths import ensure_writable, runs_dir
 from sessions.reports.describe import describe_run
 from sessions.store.places import RecordPlaces, record_places
-from sessions.store.results_log import INDEX, LEGACY, RECORDS, ResultsLog, Summary, summary_of
+from sessions.store.results_log import INDEX, LEGACY, RECORDS, ResultsLog
+from sessions.store.summary_line import Summary, summary_of
 from sessions.store.watch import run_signature
 from sessions.store.index import list_run_meta, resolve_run, validate_name
 from sessions.store.items import ITEMS_FORMAT, Brief, RunItems, write_items
@@ -254,11 +256,9 @@ class RunStore:
             self.flush()
 
     def flush(self) -> None:
-        """Append buffered records in one durable batch (safe from a worker thread); owner only.
-
-        The batch leaves the buffer only once it is on disk; a failed write raises
-        PersistError and the log refuses further writes until the run is reopened.
-        """
+        """Append buffered records in one durable batch (safe from a worker thread); owner only. The batch
+        leaves the buffer only once it is on disk; a failed write raises PersistError and the log refuses
+        further writes until the run is reopened."""
         self._require_owner()
         with self._log_lock:
             with self._buffer_lock:
@@ -300,11 +300,10 @@ class RunStore:
         return self._log.damage
 
     def follow(self, hand_over: bool = True) -> tuple[bool, dict[int, Summary]]:
-        """What another process wrote since the last call: (the metadata changed and was re-read,
-        the result summaries appended meanwhile). A stat of the files a writer changes first: when
-        none changed nothing is read, so a reader may call this every second on any run. Not
-        ``hand_over``: the summaries are read and marked followed, none returned (a reader that
-        reads them all next, ``summaries``, starts following from here)."""
+        """What another process wrote since the last call: (the metadata changed and was re-read, the result
+        summaries appended meanwhile). A stat of the files a writer changes first: when none changed nothing
+        is read, so a reader may call this every second on any run. Not ``hand_over``: the summaries are read
+        and marked followed, none returned (a reader reading them all next, ``summaries``, follows from here)."""
         signature = run_signature(self.folder)
         if signature == self._followed:
             return False, {}

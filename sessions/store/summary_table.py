@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, MutableMappi
 from sessions.run.usage import Usage
 
 if TYPE_CHECKING:
-    from sessions.store.results_log import Summary
+    from sessions.store.summary_line import Summary
 
 SHARED_SCORES = 4  # score tables of up to this many keys are shared between equal summaries
 KEPT = ("status", "tags", "scores")  # the values kept once however many items have them
@@ -36,13 +36,14 @@ class Shape:
     array of places instead of columns; ``stored`` are the other keys, each a column.
     """
 
-    __slots__ = ("number", "stored", "keys", "placed")
+    __slots__ = ("number", "keys", "placed", "stored", "has")
 
     def __init__(self, number: int, keys: tuple[str, ...], placed: bool):
         self.number = number  # what the table's array of shapes holds for its items (0: no summary)
+        self.keys = keys  # in the summaries' order
         self.placed = placed
         self.stored = tuple(key for key in keys if not (placed and key in PLACE))
-        self.keys = frozenset(self.stored)
+        self.has = frozenset(self.stored)
 
 
 class SummaryTable(MutableMapping[int, "Summary"]):
@@ -82,7 +83,7 @@ class SummaryTable(MutableMapping[int, "Summary"]):
         When every summary has one shape (a run's usually do), the values are picked in C."""
         if len(self._shapes) == 1 and key not in PLACE:
             (shape,) = self._shapes.values()
-            if key not in shape.keys:
+            if key not in shape.has:
                 return repeat(default, self._size)
             # a table copied from before the shape came has no column for it, and no summary of it
             return compress(self._columns.get(key, ()), self._kinds)
@@ -140,6 +141,47 @@ class SummaryTable(MutableMapping[int, "Summary"]):
         table._shapes, table._numbered, table._shared = self._shapes, self._numbered, self._shared
         return table
 
+    def coded(self) -> tuple[array[int], array[int], list[Shape], list[tuple[str, list[Any], array[int] | None]]]:
+        """The table as a snapshot stores it (``sessions.store.summary_snapshot``): each item's shape number,
+        the places, the shapes, and each column as its distinct values (by identity: what the table keeps
+        once is one value) and each item's code among them, or as itself (codes None) when most of its
+        values differ. What ``of_coded`` reads back."""
+        columns: list[tuple[str, list[Any], array[int] | None]] = []
+        for key, values in self._columns.items():
+            identities = list(map(id, values))
+            distinct = dict(zip(identities, values))
+            if len(distinct) > len(values) // 2:
+                columns.append((key, values, None))
+                continue
+            codes = {identity: code for code, identity in enumerate(distinct)}
+            columns.append((key, list(distinct.values()), array("I", map(codes.__getitem__, identities))))
+        return self._kinds, self._places, self._numbered, columns
+
+    @classmethod
+    def of_coded(cls, kinds: array[int], places: array[int], shapes: list[tuple[tuple[str, ...], bool]],
+                 columns: list[tuple[str, list[Any], array[int] | None]]) -> "SummaryTable":
+        """The table ``coded`` gave, from its parts read back (ValueError where they do not fit together).
+        The values kept once are shared with later summaries as when they were read from the index."""
+        table = cls()
+        for keys, placed in shapes:
+            table._shape_of(keys, placed)
+        if len(places) != 2 * len(kinds) or (kinds and max(kinds) > len(shapes)):
+            raise ValueError("the shapes or places do not fit the items")
+        loaded: dict[str, list[Any]] = {}
+        for key, values, codes in columns:
+            if key in KEPT:
+                values = [table._kept(key, value) for value in values]
+            if codes is not None and codes and max(codes) >= len(values):
+                raise ValueError(f"a code of {key} names no value")
+            loaded[key] = values if codes is None else list(map(values.__getitem__, codes))
+            if len(loaded[key]) != len(kinds):
+                raise ValueError(f"the column {key} does not fit the items")
+        if any(key not in loaded for shape in table._numbered for key in shape.stored):
+            raise ValueError("a shape's key has no column")
+        table._columns = loaded
+        table._kinds, table._places, table._size = kinds, places, len(kinds) - kinds.count(0)
+        return table
+
     def _own(self) -> None:
         """Arrays and columns of this table's own, before its first change since a ``copy`` lent them."""
         self._kinds, self._places = array("I", self._kinds), array("q", self._places)
@@ -171,7 +213,7 @@ class SummaryTable(MutableMapping[int, "Summary"]):
                 values.extend(repeat(None, more))
 
     def _value(self, index: int, shape: Shape, key: str, default: Any) -> Any:
-        if key in shape.keys:
+        if key in shape.has:
             return self._columns[key][index]
         if shape.placed and key in PLACE:
             return self._places[2 * index + PLACE.index(key)]
