@@ -13,6 +13,9 @@ For each size, in a fresh N2F_HOME, the median (and range) of REPEATS fresh proc
   report   ``n2f report half``: the run with its results cut to the first half (a copy whose
            logs end after SIZE/2 results, as a run stopped halfway leaves them; the other
            half pending): wall time, CPU and peak RSS
+  first    open and report once more each as the first reader of their run, with no snapshot
+           of its index (``results.index.snap``, which ``n2f run``'s closing report and every
+           reader of a whole index leave): what the first look after a crash or a copy costs
   runs     ``n2f runs`` in a store holding 20 runs of SIZE items (copies of the run under new
            ids, their files hard links): wall time, CPU and peak RSS
   store    the run folder's files on disk
@@ -40,7 +43,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DEDC_ITEMS = 323  # one repeat of the dedc item set
 COPIES = 20  # runs in the store ``n2f runs`` lists
-INDEX, RECORDS, SUMMARY = "results.index.jsonl", "results.jsonl", "summary.json"
+INDEX, RECORDS, SUMMARY, SNAPSHOT = "results.index.jsonl", "results.jsonl", "summary.json", "results.index.snap"
 
 
 def timed(args: list[str], env: dict[str, str]) -> tuple[float, float, float, str]:
@@ -70,14 +73,14 @@ def run_folder(home: str, name: str) -> Path:
 
 def copy_run(folder: Path, run_id: str, name: str, keep: int | None = None) -> Path:
     """A copy of the run under a new id: its files hard links, its meta its own; with ``keep`` the
-    result logs are real copies cut after the first ``keep`` results (summary.json dropped)."""
+    result logs are real copies cut after the first ``keep`` results (summary.json and the snapshot dropped)."""
     target = folder.parent / run_id
     shutil.copytree(folder, target, copy_function=os.link)
     meta = json.loads((folder / "meta.json").read_text())
     (target / "meta.json").unlink()
     (target / "meta.json").write_text(json.dumps({**meta, "id": run_id, "name": name}))
     if keep is not None:  # read a line and a block at a time: a child's peak RSS starts at this process's
-        for name_ in (INDEX, RECORDS, SUMMARY):  # size (fork), so this process stays small
+        for name_ in (INDEX, RECORDS, SUMMARY, SNAPSHOT):  # size (fork), so this process stays small
             (target / name_).unlink(missing_ok=True)
         end = 0
         with open(folder / INDEX, "rb") as source, open(target / INDEX, "wb") as index:
@@ -118,6 +121,12 @@ def measure_size(size: int, repeats: int) -> dict[str, object]:
         figures["export"] = reader(n2f("export", "big", "--format", "jsonl", "-o", str(Path(many, "out.jsonl"))),
                                    env, repeats)
         figures["report"] = reader(n2f("report", "half"), env, repeats)
+        half = run_folder(home, "half")
+        (big / SNAPSHOT).unlink()
+        first_open = timed([*probe, "open"], env)
+        (half / SNAPSHOT).unlink()
+        figures["first"] = {"open_cpu": first_open[1], "open_rss": first_open[2],
+                            "report_cpu": timed(n2f("report", "half"), env)[1]}
         figures["files_mb"] = {f.name: f.stat().st_size / 1e6 for f in big.iterdir() if f.is_file()}
         store = Path(many, "home", "runs")
         store.mkdir(parents=True)
@@ -139,6 +148,9 @@ def print_figures(figures: dict) -> None:
     for name in ("show", "export", "report", "runs"):
         f = figures[name]
         print(f"  {name:<8} {summary(f['s'], 's')}; CPU {summary(f['cpu'], 's')}; peak RSS {summary(f['rss'], 'MB', digits=0)}")
+    first = figures["first"]
+    print(f"  first    open CPU {first['open_cpu']:.2f} s, peak RSS {first['open_rss']:.0f} MB; "
+          f"report CPU {first['report_cpu']:.2f} s (no snapshot of the index yet)")
     files = ", ".join(f"{k} {v:.1f} MB" for k, v in sorted(figures["files_mb"].items()) if v >= 0.05)
     print(f"  store    {sum(figures['files_mb'].values()):.1f} MB: {files}")
 
