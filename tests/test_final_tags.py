@@ -97,3 +97,33 @@ async def test_the_report_screen_shows_automatic_and_final_counts():
                     and "Omission" in l and l.count("│") >= 4)
         assert str(before["omission"] - 1) in line
         assert "2 of 60 scored item(s) reviewed" in " ".join(text.split())
+
+
+async def test_final_tags_look_only_at_the_results_of_annotated_items():
+    """``apply_final_tags`` reads the tags of the items someone annotated and of no other (a report of 50,000
+    results held a dict of every result and a list of every result's codes for it: 8 MB)."""
+    from dataclasses import dataclass
+
+    from sessions.study.final_tags import apply_final_tags
+
+    await make_run("looked", limit=20, model="sim:error_rate=0.7")
+    store = RunStore.open("looked")
+    item_id = review(store)
+    results = api.load_results(store).results
+
+    @dataclass
+    class Unread:
+        item: object
+
+        @property
+        def tags(self):
+            raise AssertionError(f"the tags of {self.item.id}, which nobody annotated, were read")
+
+    annotated = {item_id, *[i for i in store.item_ids() if i != item_id][:2]}
+    mixed = [r if r.item.id in annotated else Unread(r.item) for r in results]
+    log = store.annotations()
+    labels = apply_final_tags(mixed, log, {})
+    log.close()
+    changed = next(r for r in mixed if r.item.id == item_id)
+    assert "redundancy" in {t.code for t in changed.tags} and "omission" not in {t.code for t in changed.tags}
+    assert set(labels.items) <= annotated and item_id in labels.items

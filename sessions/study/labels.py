@@ -82,6 +82,11 @@ class RunLabels:
         return [item for item, labels in self.items.items() if labels.disputed]
 
 
+def annotated_items(log: AnnotationLog) -> set[str]:
+    """The ids of the items anyone marked or someone settled: the only ones a run's labels describe."""
+    return set(log.settled()).union(*(set(marks) for marks in log.by_annotator().values()))
+
+
 def run_labels(log: AnnotationLog, auto: Mapping[str, Iterable[str]], order: Iterable[str]) -> RunLabels:
     """Labels of the items in ``order`` that someone annotated; ``auto`` gives each one's automatic codes."""
     people = log.by_annotator()
@@ -91,7 +96,7 @@ def run_labels(log: AnnotationLog, auto: Mapping[str, Iterable[str]], order: Ite
         names.update(marks.added)
     for labelled in settled.values():
         names.update(labelled)
-    annotated = set(settled).union(*(set(m) for m in people.values()))
+    annotated = annotated_items(log)
     items: dict[str, ItemLabels] = {}
     for item_id in order:
         if item_id not in annotated:
