@@ -256,8 +256,8 @@ def test_briefs_share_equal_lists_and_keep_nested_ones(tmp_path):
 def test_reading_half_the_briefs_holds_that_half_and_a_block_not_the_other_half(tmp_path):
     """A report on a run stopped halfway reads the briefs of the items with a result: its peak is what it
     keeps plus a block's worth of passing data (the block's lines, their joined text, their parsed briefs
-    before they are made compact: about five blocks). Reading the whole file and keeping half held every
-    line parsed at once, about 15 blocks more than that here."""
+    before they are made compact) and its own dict growing. Reading the whole file and keeping half held
+    every line parsed at once, several times the file's size."""
     from sessions.store.items import BRIEF_BLOCK, ITEMS_BRIEF
 
     folder = tmp_path / "run"
@@ -274,8 +274,9 @@ def test_reading_half_the_briefs_holds_that_half_and_a_block_not_the_other_half(
     finally:
         tracemalloc.stop()
     assert sorted(items) == list(wanted) and items[4_000].meta["i"] == 4_000 and items[4_000].id == "s-4000"
-    block = (folder / ITEMS_BRIEF).stat().st_size * BRIEF_BLOCK // 20_000
-    assert peak - held < 6 * block, (peak, held, block)
+    size = (folder / ITEMS_BRIEF).stat().st_size
+    # a block is a few hundred KB here, the file 5 MB: what passes is a few blocks and the dict of items growing
+    assert peak - held < max(6 * size * BRIEF_BLOCK // 20_000, size // 4), (peak, held, size)
 
 
 def test_a_reports_metas_are_read_only_mappings_equal_to_the_parsed_ones_sharing_repeats(tmp_path):

@@ -42,7 +42,7 @@ ITEMS_INDEX = "items.idx"
 ITEMS_BRIEF = "items.brief.jsonl"
 BRIEF_INDEX = "items.brief.idx"
 ITEM_IDS = "items.ids"
-BRIEF_BLOCK = 4096  # brief lines decoded as one JSON array (their keys shared, as one parse of the file shares them)
+BRIEF_BLOCK = 256  # brief lines decoded as one JSON array (their keys shared, as one parse of the file shares them)
 ITEMS_FORMAT = 2  # what write_items writes; a run without "items_format" in its meta is of format 1
 
 
