@@ -79,15 +79,16 @@ def tag_table(name: str, title: str, results: Sequence[ItemResult], taxonomy: Se
 
 def accuracy_by(results: Sequence[ItemResult], key: str) -> Table:
     """Accuracy grouped by one ``meta`` key (graph type, depth, operator count...)."""
-    groups: dict[str, list[ItemResult]] = {}
+    groups: dict[str, list[int]] = {}  # value -> items, correct ones
     for r in scored(results):
-        groups.setdefault(str(r.item.meta.get(key, "?")), []).append(r)
+        group = groups.setdefault(str(r.item.meta.get(key, "?")), [0, 0])
+        group[0] += 1
+        group[1] += r.status == "correct"
     rows = []
     for value in sorted(groups, key=_natural_key):
-        group = groups[value]
-        ok = sum(r.status == "correct" for r in group)
-        lo, hi = wilson_interval(ok, len(group))
-        rows.append([value, len(group), round(100 * ok / len(group), 2), f"{100 * lo:.1f}-{100 * hi:.1f}"])
+        n, ok = groups[value]
+        lo, hi = wilson_interval(ok, n)
+        rows.append([value, n, round(100 * ok / n, 2), f"{100 * lo:.1f}-{100 * hi:.1f}"])
     return Table(name=f"by {key}", title=f"Accuracy by {key}", columns=[key, "n", "accuracy %", "95% CI"], rows=rows)
 
 

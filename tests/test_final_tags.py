@@ -127,3 +127,27 @@ async def test_final_tags_look_only_at_the_results_of_annotated_items():
     changed = next(r for r in mixed if r.item.id == item_id)
     assert "redundancy" in {t.code for t in changed.tags} and "omission" not in {t.code for t in changed.tags}
     assert set(labels.items) <= annotated and item_id in labels.items
+
+
+async def test_the_tagger_quality_table_looks_only_at_the_statuses_of_labelled_items():
+    """``quality_table`` reads the status of the items someone labelled, not a dict of every result's (a
+    report of 50,000 results built one: 6 MB)."""
+    from dataclasses import dataclass
+
+    from sessions.study.final_tags import load_final_results, quality_table
+
+    await make_run("quality", limit=20, model="sim:error_rate=0.7")
+    store = RunStore.open("quality")
+    review(store)
+    run, labels = load_final_results(store)
+
+    @dataclass
+    class Unlabelled:
+        item: object
+
+        @property
+        def status(self):
+            raise AssertionError(f"the status of {self.item.id}, which nobody labelled, was read")
+
+    mixed = [r if r.item.id in labels.items else Unlabelled(r.item) for r in run.results]
+    assert quality_table(mixed, labels, {}) == quality_table(run.results, labels, {})

@@ -100,7 +100,8 @@ def quality_table(results: Sequence[ItemResult], labels: RunLabels, taxonomy: Ma
     from sessions.study.agreement import tagger_quality
     from sessions.reports.figures import figure
 
-    rows, n, reference = tagger_quality(labels, {r.item.id: r.status for r in results}, dict(taxonomy))
+    statuses = {r.item.id: r.status for r in results if r.item.id in labels.items}  # of the labelled items only
+    rows, n, reference = tagger_quality(labels, statuses, dict(taxonomy))
     if not n:
         return None
     body = [[q.label, q.code, q.tp, q.fp, q.fn, figure(q.precision, q.precision_ci), figure(q.recall, q.recall_ci),
