@@ -166,3 +166,60 @@ def test_a_run_with_damage_or_a_folder_it_cannot_write_gets_no_snapshot(monkeypa
     monkeypatch.setattr(summary_snapshot, "replace_unsynced", refuse)
     assert len(ResultsLog(clean.folder, 40).summaries()) == 10 and not (clean.folder / SNAPSHOT).exists()
     clean.close()
+
+
+NOBODY = 65534
+READER = """
+import json, sys
+sys.path[:0] = sys.argv[3:]
+from pathlib import Path
+from sessions.store.results_log import ResultsLog
+log = ResultsLog(Path(sys.argv[1]), int(sys.argv[2]))
+table = log.summaries()
+print(json.dumps({"n": len(table), "wrong": sum(1 for s in table.column("status") if s == "wrong"), "damage": log.damage}))
+"""
+
+
+def test_a_reader_who_cannot_write_the_run_folder_reads_it_whole_and_leaves_nothing(tmp_path):
+    """A run in a folder another account owns (a shared store), read by a normal user who may not write
+    there: the summaries are read from the index, no snapshot is left and nothing is said to be wrong."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import sysconfig
+    import tempfile
+    from pathlib import Path
+
+    if os.geteuid() != 0:
+        pytest.skip("dropping to another uid needs root")
+    store = make_run()
+    add(store, range(0, 30), status="wrong")
+    add(store, range(30, 40))
+    store.close()
+    shared = Path(tempfile.mkdtemp(prefix="n2f-shared-store-"))
+    try:
+        folder = shared / "run"
+        shutil.copytree(store.folder, folder)
+        (folder / SNAPSHOT).unlink(missing_ok=True)
+        for path in [shared, folder, *folder.iterdir()]:
+            path.chmod(0o555 if path.is_dir() else 0o444)
+        paths = [str(Path(__file__).resolve().parents[1]), sysconfig.get_paths()["purelib"]]
+        as_nobody = {"capture_output": True, "text": True, "user": NOBODY, "group": NOBODY, "extra_groups": [],
+                     "cwd": "/"}
+        probe = "import sys; sys.path[:0] = sys.argv[1:]; import sessions.store.results_log"
+        for python in (sys.executable, "/usr/bin/python3"):  # one that uid can run, with the checkout it can read
+            try:
+                if subprocess.run([python, "-I", "-c", probe, *paths], **as_nobody).returncode == 0:
+                    break
+            except OSError:  # that uid cannot even execute it
+                continue
+        else:
+            pytest.skip(f"no interpreter and checkout that uid {NOBODY} can read")
+        result = subprocess.run([python, "-I", "-c", READER, str(folder), "40", *paths], **as_nobody)
+        assert result.returncode == 0, result.stderr
+        assert json.loads(result.stdout) == {"n": 40, "wrong": 30, "damage": ""}
+        assert not (folder / SNAPSHOT).exists() and sorted(p.name for p in folder.iterdir()) == sorted(
+            p.name for p in store.folder.iterdir() if p.name != SNAPSHOT)
+    finally:
+        shutil.rmtree(shared)
