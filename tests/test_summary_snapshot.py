@@ -223,3 +223,23 @@ def test_a_reader_who_cannot_write_the_run_folder_reads_it_whole_and_leaves_noth
             p.name for p in store.folder.iterdir() if p.name != SNAPSHOT)
     finally:
         shutil.rmtree(shared)
+
+
+def test_a_reader_renews_a_snapshot_that_covers_less_than_it_parsed_and_a_follower_does_not(monkeypatch):
+    """A snapshot left early in a run (an inspector opened at its start) is renewed by the next reader that
+    parses more after it than it covered; a reader following the run's batches writes none for them."""
+    store = make_run(400)
+    add(store, range(10))
+    ResultsLog(store.folder, 400).summaries()  # a snapshot of 10 results
+    add(store, range(10, 200))
+    written = []
+    original = summary_snapshot.write_snapshot
+    monkeypatch.setattr(results_log, "write_snapshot", lambda *a: written.append(a[3]) or original(*a))
+    follower = ResultsLog(store.folder, 400)
+    assert len(follower.summaries()) == 200 and written == [(store.folder / INDEX).stat().st_size]
+    for start in range(200, 260, 10):  # the run goes on in batches the follower takes one at a time
+        add(store, range(start, start + 10))
+        follower.tail()
+    assert len(written) == 1 and len(follower.summaries()) == 260
+    assert dict(ResultsLog(store.folder, 400).summaries()) == parsed(store.folder, 400)
+    store.close()

@@ -110,14 +110,15 @@ class ResultsLog:
     def tail(self) -> None:
         """Take the summaries appended since the last look into ``summaries``, a block of lines at a time; a
         first look loads the snapshot a reader left (``sessions.store.summary_snapshot``), if it still holds,
-        and parses only what came after it."""
+        and parses only what came after it; a look that parsed more than was held before it leaves a new one
+        (a follower's batches do not: snapshots are written as the index doubles, at most)."""
         if not self.index_path.exists():
             return
         size = self._records_size()
         if not self._read_to and (snapshot := read_snapshot(self.folder, self.index_path, size, self.items)):
             self._summaries, self._read_to = snapshot
             self._unfollowed += array("q", self._summaries)
-        table, fresh, consumed, whole = self._summaries, array("q"), 0, not self._read_to
+        table, fresh, consumed, covered = self._summaries, array("q"), 0, self._read_to
         with collector_paused():  # what is parsed is kept or freed by reference counting: no pass to walk it
             for parsed, used in json_line_blocks(self.index_path, self._read_to):
                 if not table.take_lines(parsed, size, fresh, self.items):  # a block at once when it can
@@ -129,8 +130,8 @@ class ResultsLog:
         self._read_to += consumed  # only once every block parsed: after a damaged line the next look parses
         # these lines again, and setting an item's latest summary again changes nothing
         self._unfollowed += fresh  # their indices: a reader that never follows keeps no second table
-        if whole and table and not self.damage:
-            write_snapshot(self.folder, table, self.index_path, self._read_to)
+        if consumed > covered and table and not self.damage:  # more parsed now than held before: from the
+            write_snapshot(self.folder, table, self.index_path, self._read_to)  # start, or past a short snapshot
 
     def scan(self) -> Iterator[tuple[int, dict[str, Any]]]:
         """Every readable line of the index as (item index, summary) in file order, parsed a block at a

@@ -12,9 +12,10 @@ parses only the index lines appended after it. Loading is a JSON header and a fe
   then            each item's shape number (uint32), the places (int64, two an item) and each
                   coded column's codes (uint32 an item), little-endian, in the header's order
 
-Whoever reads the whole index writes it (a report, an inspector, ``n2f run``'s closing
-report: any reader that parsed it from the start and found nothing wrong), replacing the
-file without fsync: a crash can lose it, and then the next reader parses the index. It is
+A reader that parsed more of the index at one look than it held before writes it (a
+report, an inspector, ``n2f run``'s closing report, reading from the start or past a
+snapshot that covered less than what followed it) when it found nothing wrong, replacing
+the file without fsync: a crash can lose it, and then the next reader parses the index. It is
 trusted only while it is a true copy of a prefix of the index: the index is at least
 ``index_bytes`` long and its bytes before there end as they did, and the records reach
 ``records_end``. The index only grows, except when the run's owner cuts the lines a crash
