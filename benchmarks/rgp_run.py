@@ -45,8 +45,14 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def sandbox_batches(batches: int) -> tuple[float, float, str]:
-    """Median wall seconds of a batch, the server's and its runs' CPU seconds per batch, the isolation level."""
+def children_faults() -> int:
+    """Page faults of the processes waited for: a fork's copy-on-write pages are most of a run's CPU."""
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_minflt
+
+
+def sandbox_batches(batches: int) -> tuple[float, float, float, str]:
+    """Median wall seconds of a batch, the server's and its runs' CPU seconds and page faults per batch, the
+    isolation level."""
     item = build_items(RgpSettings(setting="b", count=1), 0)[0]
     program = extract_program(oracle(item)).program
     inputs = [s["input"] for s in item.inputs["samples"]]
@@ -61,19 +67,19 @@ def sandbox_batches(batches: int) -> tuple[float, float, str]:
     async def measure(box: Sandbox, count: int) -> list[float]:
         return [await batch(box) for _ in range(count)]
 
-    def server_cpu(count: int) -> tuple[list[float], float, str]:
-        before = children_cpu()
+    def server_cpu(count: int) -> tuple[list[float], float, int, str]:
+        before, faults = children_cpu(), children_faults()
         box = Sandbox()
         try:
             level = box.isolation
             times = asyncio.run(measure(box, count))
         finally:
             box.close()
-        return times, children_cpu() - before, level
+        return times, children_cpu() - before, children_faults() - faults, level
 
-    _, start_only, _ = server_cpu(0)
-    times, cpu, level = server_cpu(batches)
-    return statistics.median(times), (cpu - start_only) / batches, level
+    _, start_only, start_faults, _ = server_cpu(0)
+    times, cpu, faults, level = server_cpu(batches)
+    return statistics.median(times), (cpu - start_only) / batches, (faults - start_faults) / batches, level
 
 
 def fresh_processes(batches: int) -> float:
@@ -122,9 +128,9 @@ def main() -> None:
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     items = int(sys.argv[3]) if len(sys.argv) > 3 else 30
     print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()[0]:.2f}")
-    median, cpu, level = sandbox_batches(batches)
+    median, cpu, faults, level = sandbox_batches(batches)
     print(f"sandbox, 16 runs of one program: median {1000 * median:.1f} ms of {batches} batches, "
-          f"{1000 * cpu:.1f} ms CPU per batch (server and runs)  [{level}]")
+          f"{1000 * cpu:.1f} ms CPU and {faults / 16:.0f} page faults a run (server and runs)  [{level}]")
     print(f"fresh python -I per run, no isolation: median {1000 * fresh_processes(max(3, batches // 5)):.1f} ms")
     whole_runs(f"sim, {items} generated instances", ["-m", "sim", "-n", str(items)], runs)
     whole_runs("sim, 180 official instances", ["-m", "sim", "-s", f"dataset={DATA}"], runs)
