@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import shutil
 import socket
 import subprocess
@@ -180,6 +181,16 @@ def test_the_cpu_limit_is_told_apart_from_the_wall_timeout(sandbox):
     result = sandbox.run_sync("while True:\n    pass\n", "", Limits(timeout_s=10.0, cpu_s=1))
     assert result.killed_by == "cpu_limit" and not result.timed_out and result.exit_code is None, result
     assert_harness_fine(sandbox)
+
+
+def test_a_kill_by_the_cpu_limit_is_named_though_the_child_reports_less_cpu_than_the_limit_counted():
+    """Under load a run killed at a 1 s limit reported 0.81 s of CPU (and was named killed by nothing): a
+    SIGKILL the server did not send, after half the CPU time or more, is the CPU limit's."""
+    from sessions.tools.sandbox_server import _limit_signal
+
+    assert _limit_signal(-signal.SIGKILL, 0.81, 1) == "cpu_limit" == _limit_signal(-signal.SIGKILL, 5.9, 6)
+    assert _limit_signal(-signal.SIGKILL, 0.2, 1) == "" == _limit_signal(-signal.SIGSEGV, 0.9, 1)
+    assert _limit_signal(-signal.SIGXFSZ, 0.0, 1) == "file_size_limit" and _limit_signal(0, 1.0, 1) == ""
 
 
 def test_the_root_holds_the_standard_library_and_none_of_the_checkout(sandbox):
