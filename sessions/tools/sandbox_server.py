@@ -43,9 +43,10 @@ reason, and then the server runs nothing (the harness refuses; it never runs wit
   space, file size, open files, processes: 1 by default, so no fork and no thread; no
   core dumps), ``PR_SET_NO_NEW_PRIVS``, on x86_64 a seccomp filter refusing the system
   calls a grid program never needs and an escape would (``DENIED_X86_64``), a minimal
-  environment, every descriptor but 0/1/2 closed, and a new session whose process group
-  is killed on timeout or output overflow. Being pid 1, the program ignores signals it sends itself without a handler,
-  and its CPU limit is a SIGKILL (reported as ``cpu_limit`` from the CPU time it used).
+  environment (``RUN_ENVIRONMENT``, the server's own), every descriptor but 0/1/2 closed, and a new
+  session whose process group is killed on timeout or output overflow. Being pid 1, the program ignores
+  signals it sends itself without a handler, and its CPU limit is a SIGKILL (reported as ``cpu_limit``
+  from the CPU time it used, ``_limit_signal``).
 """
 
 from __future__ import annotations
