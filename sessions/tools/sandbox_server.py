@@ -51,6 +51,7 @@ reason, and then the server runs nothing (the harness refuses; it never runs wit
 
 from __future__ import annotations
 
+import _signal  # type: ignore[import-not-found]  # CPython's C module under signal; typeshed has no stub
 import ctypes
 import errno
 import fcntl
@@ -107,6 +108,7 @@ HOW_TO_ENABLE = ("enable unprivileged user namespaces: sysctl -w kernel.unprivil
                  "user.max_user_namespaces=15000 (where it is 0), kernel.apparmor_restrict_unprivileged_userns=0 "
                  "(Ubuntu 24.04; or an AppArmor profile allowing userns for this Python)")
 SETUP_FAILED = 125
+DEFAULT_SIGNALS = tuple(sig.value for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP))  # reset in each run
 ONE_THREAD = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
 RUN_ENVIRONMENT = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp/run", "TMPDIR": "/tmp",
                    **ONE_THREAD}  # the server's own, set at its start, and so every run's
@@ -462,8 +464,8 @@ def child_main(request: dict[str, Any], fds: dict[str, int], uid: int, iso: Isol
     limits = request["limits"]
     try:
         signal.set_wakeup_fd(-1)
-        for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP):
-            signal.signal(sig, signal.SIG_DFL)
+        for number in DEFAULT_SIGNALS:  # _signal: signal.signal makes an enum of the handler it replaces (a
+            _signal.signal(number, signal.SIG_DFL.value)  # ValueError for the server's): 18 page faults a run
         os.setsid()
         for n, name in enumerate(("stdin", "stdout", "stderr", "status")):
             os.dup2(fds[name], n)
