@@ -517,6 +517,9 @@ def program_streams() -> tuple[io.TextIOWrapper, io.TextIOWrapper, io.TextIOWrap
 
 
 PROGRAM_STREAMS = program_streams()
+# the server's own streams, held here so that a run replacing them does not free them: freeing them closed
+# them, a walk through the io machinery that was 40 of a run's page faults
+SERVER_STREAMS = (sys.__stdin__, sys.__stdout__, sys.__stderr__)
 
 
 def run_program(source: str, compiled: types.CodeType | None = None) -> int:
