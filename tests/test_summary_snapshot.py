@@ -84,7 +84,8 @@ def test_the_next_reader_loads_what_a_reader_read_and_parses_only_what_came_afte
     store.close()
 
 
-@pytest.mark.parametrize("damage", ["cut", "header", "more items", "body longer", "codes", "not json"])
+@pytest.mark.parametrize("damage", ["cut", "header", "more items", "body longer", "codes", "not json", "no tail",
+                                    "negative place"])
 def test_a_damaged_snapshot_is_passed_over(damage):
     store = make_run()
     add(store, range(40))
@@ -95,10 +96,17 @@ def test_a_damaged_snapshot_is_passed_over(damage):
     header = json.loads(head)
     if damage == "more items":
         header["items"] = 41
+    if damage == "no tail":  # claims more of the index than there is: what it cannot hash is never trusted
+        header["tail"], header["index_bytes"] = "", 10**9
+    places_at = 4 * 40  # the places follow the shape numbers: item 0's offset first
     changed = {"cut": data[:-5], "header": b"{}\n" + body, "body longer": data + b"\0" * 4,
                "codes": head + b"\n" + body[:-4] + (10**6).to_bytes(4, "little"), "not json": b"\xff" * 50,
-               "more items": json.dumps(header).encode() + b"\n" + body}[damage]
+               "more items": json.dumps(header).encode() + b"\n" + body,
+               "no tail": json.dumps(header).encode() + b"\n" + body,
+               "negative place": head + b"\n" + body[:places_at] + (-5).to_bytes(8, "little", signed=True)
+               + body[places_at + 8:]}[damage]
     path.write_bytes(changed)
+    add(store, [3], status="wrong")  # a line after the snapshot, which a reader trusting it would not parse
     assert dict(ResultsLog(store.folder, 40).summaries()) == parsed(store.folder)
     store.close()
 

@@ -47,9 +47,12 @@ TAIL_BYTES = 4096  # the index bytes before the snapshot's end whose hash it kee
 def write_snapshot(folder: Path, table: SummaryTable, index_path: Path, index_bytes: int) -> None:
     """Replace the snapshot with ``table``, read from the first ``index_bytes`` of the index. Best effort: a
     folder this process cannot write keeps what it had (readers then parse the index)."""
+    tail = _tail_hash(index_path, index_bytes)
+    if not tail:
+        return
     kinds, places, shapes, columns = table.coded()
     places_end = max(max(map(add, places[0::2], places[1::2]), default=-1) + 1, 0)  # items with no place: -1, -1
-    header = {"format": FORMAT, "index_bytes": index_bytes, "tail": _tail_hash(index_path, index_bytes),
+    header = {"format": FORMAT, "index_bytes": index_bytes, "tail": tail,
               "records_end": places_end, "items": len(kinds), "shapes": [[shape.keys, shape.placed] for shape in shapes],
               "columns": [[key, values, codes is not None] for key, values, codes in columns]}
     try:
@@ -71,7 +74,7 @@ def read_snapshot(folder: Path, index_path: Path, records_size: int, items: int 
         header = json.loads(data[:data.index(b"\n")])
         if (header["format"] != FORMAT or header["records_end"] > records_size
                 or (items is not None and header["items"] > items)
-                or header["tail"] != _tail_hash(index_path, header["index_bytes"])):
+                or not header["tail"] or header["tail"] != _tail_hash(index_path, header["index_bytes"])):
             return None
         return _table(header, memoryview(data)[data.index(b"\n") + 1:]), int(header["index_bytes"])
     except (OSError, ValueError, KeyError, TypeError, IndexError):
@@ -114,8 +117,12 @@ def _little(numbers: array[int]) -> bytes:
 
 
 def _tail_hash(index_path: Path, index_bytes: int) -> str:
-    """The sha256 of the index's last (up to) TAIL_BYTES before ``index_bytes``; "" when it is shorter."""
-    with open(index_path, "rb") as handle:
-        start = max(0, index_bytes - TAIL_BYTES)
-        data = os.pread(handle.fileno(), index_bytes - start, start)
-    return hashlib.sha256(data).hexdigest() if len(data) == index_bytes - start else ""
+    """The sha256 of the index's last (up to) TAIL_BYTES before ``index_bytes``; "" when it is shorter or
+    cannot be read (no snapshot is written, or trusted, for it)."""
+    start = max(0, index_bytes - TAIL_BYTES)
+    try:
+        with open(index_path, "rb") as handle:
+            data = os.pread(handle.fileno(), index_bytes - start, start)
+    except (OSError, ValueError):
+        return ""
+    return hashlib.sha256(data).hexdigest() if index_bytes > 0 and len(data) == index_bytes - start else ""

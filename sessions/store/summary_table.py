@@ -167,6 +167,10 @@ class SummaryTable(MutableMapping[int, "Summary"]):
             table._shape_of(keys, placed)
         if len(places) != 2 * len(kinds) or (kinds and max(kinds) > len(shapes)):
             raise ValueError("the shapes or places do not fit the items")
+        with_places = {shape.number for shape in table._numbered if shape.placed}
+        mask = list(map(with_places.__contains__, kinds))  # the items whose record has a place
+        if min(chain(compress(places[0::2], mask), compress(places[1::2], mask), [0])) < 0:
+            raise ValueError("a record is placed before the file's start")
         loaded: dict[str, list[Any]] = {}
         for key, values, codes in columns:
             if key in KEPT:
