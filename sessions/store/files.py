@@ -20,6 +20,8 @@ import errno
 import json
 import os
 import secrets
+import sys
+from array import array
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO, Iterable, Iterator, Sequence
@@ -47,6 +49,23 @@ def fsync_folder(folder: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def little_endian(numbers: array[int]) -> bytes:
+    """``numbers`` as the store's binary files hold them: little-endian, whatever this machine's byte order."""
+    if sys.byteorder == "big":
+        numbers = array(numbers.typecode, numbers)
+        numbers.byteswap()
+    return numbers.tobytes()
+
+
+def from_little_endian(typecode: str, data: bytes | memoryview) -> array[int]:
+    """The numbers ``little_endian`` wrote (ValueError when ``data`` is not a whole number of them)."""
+    numbers = array(typecode)
+    numbers.frombytes(data)
+    if sys.byteorder == "big":
+        numbers.byteswap()
+    return numbers
 
 
 def replace_unsynced(path: Path, chunks: Iterable[bytes]) -> None:

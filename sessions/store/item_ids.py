@@ -12,7 +12,6 @@ finding them in the brief file was a search of all of it (0.1 s at 100,000 ids).
 
 from __future__ import annotations
 
-import sys
 from array import array
 from bisect import bisect_right
 from itertools import accumulate, islice
@@ -20,6 +19,7 @@ from operator import le
 from typing import Any, BinaryIO, Iterable, Iterator, Sequence
 
 from engines.core import OnDemand
+from sessions.store.files import from_little_endian, little_endian
 
 
 class ItemIds(OnDemand[str]):
@@ -46,13 +46,11 @@ class ItemIds(OnDemand[str]):
     @classmethod
     def from_bytes(cls, data: bytes, count: int) -> "ItemIds | None":
         """The ``count`` ids ``IdsWriter`` wrote, or None when ``data`` is not that (damaged, cut, another count)."""
-        starts = array("I")
-        end = len(data) - starts.itemsize * (count + 2)
-        if end < 0 or int.from_bytes(data[-starts.itemsize:], "little") != count:
+        size = array("I").itemsize
+        end = len(data) - size * (count + 2)
+        if end < 0 or int.from_bytes(data[-size:], "little") != count:
             return None
-        starts.frombytes(data[end:-starts.itemsize])
-        if sys.byteorder == "big":
-            starts.byteswap()
+        starts = from_little_endian("I", data[end:-size])
         try:
             text = data[:end].decode("utf-8")
         except UnicodeDecodeError:
@@ -108,7 +106,4 @@ class IdsWriter:
         self.starts.append(self.starts[-1] + len(item_id))
 
     def close(self) -> None:
-        starts = array("I", self.starts)
-        if sys.byteorder == "big":
-            starts.byteswap()
-        self.handle.write(starts.tobytes() + (len(starts) - 1).to_bytes(starts.itemsize, "little"))
+        self.handle.write(little_endian(self.starts) + (len(self.starts) - 1).to_bytes(self.starts.itemsize, "little"))

@@ -34,7 +34,7 @@ from engines.core import Item
 from sessions.errors import InputError
 from sessions.store.brief_meta import MetaReading
 from sessions.store.item_ids import IdsWriter, ItemIds
-from sessions.store.files import atomic_files, atomic_write_bytes, line_blocks
+from sessions.store.files import atomic_files, atomic_write_bytes, from_little_endian, line_blocks, little_endian
 from sessions.store.shared import SHARED, SharedBytes, SharedFile, SharedWriter, dumps
 
 ITEMS = "items.jsonl"
@@ -104,8 +104,8 @@ def write_items(folder: Path, items: Iterable[Item], engine: str) -> int:
         ends = array("Q", [0, 0])  # where the next item line and brief line start
         count = 0
         for item in items:
-            index.write(ends[:1].tobytes())
-            brief_index.write(ends[1:].tobytes())
+            index.write(little_endian(ends[:1]))
+            brief_index.write(little_endian(ends[1:]))
             body = {"inputs": shared.compact(item.inputs), "gold": shared.compact(item.gold)}
             if item.engine != engine:
                 body["engine"] = item.engine
@@ -116,8 +116,8 @@ def write_items(folder: Path, items: Iterable[Item], engine: str) -> int:
             ends[0] += len(line)
             ends[1] += len(brief)
             count += 1
-        index.write(ends[:1].tobytes())
-        brief_index.write(ends[1:].tobytes())
+        index.write(little_endian(ends[:1]))
+        brief_index.write(little_endian(ends[1:]))
         ids.close()
     return count
 
@@ -327,7 +327,7 @@ class RunItems:
         if self.format != 1:
             return
         if not (self.folder / ITEMS_INDEX).exists():
-            atomic_write_bytes(self.folder / ITEMS_INDEX, item_offsets(self._items_bytes()).tobytes())
+            atomic_write_bytes(self.folder / ITEMS_INDEX, little_endian(item_offsets(self._items_bytes())))
         if not (self.folder / ITEMS_BRIEF).exists():
             atomic_write_bytes(self.folder / ITEMS_BRIEF, b"".join(brief_line(b["id"], b["meta"]) for b in self.briefs()))
 
@@ -342,8 +342,7 @@ class RunItems:
 
     def _indexed_line(self, name: str, index_name: str, index: int) -> bytes:
         """Line ``index`` of ``name``, found by two reads: its start and end in ``index_name``, then its bytes."""
-        span = array("Q")
-        span.frombytes(os.pread(self._fd(index_name), 16, 8 * index))
+        span = from_little_endian("Q", os.pread(self._fd(index_name), 16, 8 * index))
         if len(span) < 2:
             raise IndexError(index)
         return os.pread(self._fd(name), span[1] - span[0], span[0])
@@ -369,9 +368,8 @@ class RunItems:
 
     def _item_offsets(self) -> array[int]:
         if self._offsets is None:
-            offsets = array("Q")
             try:
-                offsets.frombytes((self.folder / ITEMS_INDEX).read_bytes())
+                offsets = from_little_endian("Q", (self.folder / ITEMS_INDEX).read_bytes())
             except FileNotFoundError:
                 offsets = item_offsets(self._items_bytes())
             self._offsets = offsets

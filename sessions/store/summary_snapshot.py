@@ -30,13 +30,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sys
 from array import array
 from operator import add
 from pathlib import Path
 from typing import Any
 
-from sessions.store.files import replace_unsynced
+from sessions.store.files import from_little_endian, little_endian, replace_unsynced
 from sessions.store.summary_table import SummaryTable
 
 SNAPSHOT = "results.index.snap"
@@ -59,7 +58,8 @@ def write_snapshot(folder: Path, table: SummaryTable, index_path: Path, index_by
         head = json.dumps(header, ensure_ascii=False).encode("utf-8") + b"\n"
     except (TypeError, ValueError):  # a value JSON cannot hold: this table is not written
         return
-    parts = [head, _little(kinds), _little(places), *(_little(codes) for _, _, codes in columns if codes is not None)]
+    parts = [head, little_endian(kinds), little_endian(places),
+             *(little_endian(codes) for _, _, codes in columns if codes is not None)]
     try:
         replace_unsynced(folder / SNAPSHOT, parts)
     except OSError:
@@ -83,14 +83,13 @@ def read_snapshot(folder: Path, index_path: Path, records_size: int, items: int 
 
 def _table(header: dict[str, Any], body: memoryview) -> SummaryTable:
     count = int(header["items"])
-    kinds, places = array("I"), array("q")
-    at = _take(kinds, body, 0, count)
-    at = _take(places, body, at, 2 * count)
+    kinds, at = _take("I", body, 0, count)
+    places, at = _take("q", body, at, 2 * count)
     columns: list[tuple[str, list[Any], array[int] | None]] = []
     for key, values, coded in header["columns"]:
-        codes = array("I") if coded else None
-        if codes is not None:
-            at = _take(codes, body, at, count)
+        codes = None
+        if coded:
+            codes, at = _take("I", body, at, count)
         columns.append((str(key), list(values), codes))
     if at != len(body):
         raise ValueError("the snapshot is longer than its header says")
@@ -98,22 +97,12 @@ def _table(header: dict[str, Any], body: memoryview) -> SummaryTable:
                                  columns)
 
 
-def _take(target: array[int], body: memoryview, at: int, count: int) -> int:
-    """Read ``count`` little-endian numbers of ``target``'s type from ``body`` at ``at``; where they end."""
-    end = at + count * target.itemsize
-    if end > len(body):
+def _take(typecode: str, body: memoryview, at: int, count: int) -> tuple[array[int], int]:
+    """``count`` numbers of ``typecode`` from ``body`` at ``at``, and where they end."""
+    end = at + count * array(typecode).itemsize
+    if count < 0 or end > len(body):
         raise ValueError("the snapshot is cut short")
-    target.frombytes(body[at:end])
-    if sys.byteorder == "big":
-        target.byteswap()
-    return end
-
-
-def _little(numbers: array[int]) -> bytes:
-    if sys.byteorder == "big":
-        numbers = array(numbers.typecode, numbers)
-        numbers.byteswap()
-    return numbers.tobytes()
+    return from_little_endian(typecode, body[at:end]), end
 
 
 def _tail_hash(index_path: Path, index_bytes: int) -> str:
