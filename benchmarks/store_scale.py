@@ -12,10 +12,14 @@ For each size, in a fresh N2F_HOME, the median (and range) of REPEATS fresh proc
   export   ``n2f export big --format jsonl -o FILE``: wall time, CPU and peak RSS
   report   ``n2f report half``: the run with its results cut to the first half (a copy whose
            logs end after SIZE/2 results, as a run stopped halfway leaves them; the other
-           half pending): wall time, CPU and peak RSS
+           half pending): wall time, CPU and peak RSS, twice: "report" with the run's kept
+           report (``report.json``, which the stopped run's closing report and every report
+           leave), "report1" without it (a run killed halfway, or one whose results or
+           annotations changed since its last report: the figures computed from the results)
   first    open and report once more each as the first reader of their run, with no snapshot
            of its index (``results.index.snap``, which ``n2f run``'s closing report and every
-           reader of a whole index leave): what the first look after a crash or a copy costs
+           reader of a whole index leave) nor kept report: what the first look after a crash or
+           a copy costs
   runs     ``n2f runs`` in a store holding 20 runs of SIZE items (copies of the run under new
            ids, their files hard links): wall time, CPU and peak RSS
   store    the run folder's files on disk
@@ -44,6 +48,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DEDC_ITEMS = 323  # one repeat of the dedc item set
 COPIES = 20  # runs in the store ``n2f runs`` lists
 INDEX, RECORDS, SUMMARY, SNAPSHOT = "results.index.jsonl", "results.jsonl", "summary.json", "results.index.snap"
+KEPT_REPORT = "report.json"
 
 
 def timed(args: list[str], env: dict[str, str]) -> tuple[float, float, float, str]:
@@ -73,14 +78,15 @@ def run_folder(home: str, name: str) -> Path:
 
 def copy_run(folder: Path, run_id: str, name: str, keep: int | None = None) -> Path:
     """A copy of the run under a new id: its files hard links, its meta its own; with ``keep`` the
-    result logs are real copies cut after the first ``keep`` results (summary.json and the snapshot dropped)."""
+    result logs are real copies cut after the first ``keep`` results (summary.json, the snapshot and the kept
+    report dropped)."""
     target = folder.parent / run_id
     shutil.copytree(folder, target, copy_function=os.link)
     meta = json.loads((folder / "meta.json").read_text())
     (target / "meta.json").unlink()
     (target / "meta.json").write_text(json.dumps({**meta, "id": run_id, "name": name}))
     if keep is not None:  # read a line and a block at a time: a child's peak RSS starts at this process's
-        for name_ in (INDEX, RECORDS, SUMMARY, SNAPSHOT):  # size (fork), so this process stays small
+        for name_ in (INDEX, RECORDS, SUMMARY, SNAPSHOT, KEPT_REPORT):  # size (fork), so this process stays small
             (target / name_).unlink(missing_ok=True)
         end = 0
         with open(folder / INDEX, "rb") as source, open(target / INDEX, "wb") as index:
@@ -95,8 +101,13 @@ def copy_run(folder: Path, run_id: str, name: str, keep: int | None = None) -> P
     return target
 
 
-def reader(args: list[str], env: dict[str, str], repeats: int) -> dict[str, list[float]]:
-    times = [timed(args, env) for _ in range(repeats)]
+def reader(args: list[str], env: dict[str, str], repeats: int, without: Path | None = None) -> dict[str, list[float]]:
+    """``repeats`` fresh processes of ``args``; with ``without``, that file is removed before each."""
+    times = []
+    for _ in range(repeats):
+        if without is not None:
+            without.unlink(missing_ok=True)
+        times.append(timed(args, env))
     return {"s": [t[0] for t in times], "cpu": [t[1] for t in times], "rss": [t[2] for t in times]}
 
 
@@ -120,11 +131,14 @@ def measure_size(size: int, repeats: int) -> dict[str, object]:
         figures["show"] = reader(n2f("show", "big", "1"), env, repeats)
         figures["export"] = reader(n2f("export", "big", "--format", "jsonl", "-o", str(Path(many, "out.jsonl"))),
                                    env, repeats)
-        figures["report"] = reader(n2f("report", "half"), env, repeats)
         half = run_folder(home, "half")
+        figures["report1"] = reader(n2f("report", "half"), env, repeats, without=half / KEPT_REPORT)
+        figures["report"] = reader(n2f("report", "half"), env, repeats)
         (big / SNAPSHOT).unlink()
+        (big / KEPT_REPORT).unlink(missing_ok=True)
         first_open = timed([*probe, "open"], env)
         (half / SNAPSHOT).unlink()
+        (half / KEPT_REPORT).unlink(missing_ok=True)
         figures["first"] = {"open_cpu": first_open[1], "open_rss": first_open[2],
                             "report_cpu": timed(n2f("report", "half"), env)[1]}
         figures["files_mb"] = {f.name: f.stat().st_size / 1e6 for f in big.iterdir() if f.is_file()}
@@ -145,12 +159,12 @@ def print_figures(figures: dict) -> None:
     print(f"           CPU {summary(opened['cpu'], 's')}; peak RSS {summary(opened['rss'], 'MB', digits=0)}")
     moves = figures["next_ms"]
     print(f"  next     median {statistics.median(moves):.1f} ms, max {max(moves):.1f} ms over {len(moves)} moves")
-    for name in ("show", "export", "report", "runs"):
+    for name in ("show", "export", "report", "report1", "runs"):
         f = figures[name]
         print(f"  {name:<8} {summary(f['s'], 's')}; CPU {summary(f['cpu'], 's')}; peak RSS {summary(f['rss'], 'MB', digits=0)}")
     first = figures["first"]
     print(f"  first    open CPU {first['open_cpu']:.2f} s, peak RSS {first['open_rss']:.0f} MB; "
-          f"report CPU {first['report_cpu']:.2f} s (no snapshot of the index yet)")
+          f"report CPU {first['report_cpu']:.2f} s (no snapshot of the index nor kept report yet)")
     files = ", ".join(f"{k} {v:.1f} MB" for k, v in sorted(figures["files_mb"].items()) if v >= 0.05)
     print(f"  store    {sum(figures['files_mb'].values()):.1f} MB: {files}")
 

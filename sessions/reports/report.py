@@ -2,15 +2,19 @@
 
 The summary's fields (engine, model, n, counts, accuracy with its interval, usage, cache,
 provenance, the paper block) are the same for every engine, so ``report --json``, the
-report screen and the table formats read one shape.
+report screen and the table formats read one shape. The figures that come from the
+results are read from the run's kept report when it was made in the run's present state
+(``sessions.reports.kept_report``), and kept for the next report when they are computed.
 """
 
 from __future__ import annotations
 
 from typing import Any, Sequence
 
+from engines.contract import Engine
 from sessions.collector import collector_paused
 from sessions.errors import InputError
+from sessions.reports.kept_report import KeptReport, keep, read_kept, report_key
 from sessions.run.prepare import price_of
 from sessions.store.results import run_settings
 from sessions.store.runs import RunStore
@@ -24,27 +28,25 @@ def build_report(store: RunStore, against: Sequence[RunStore] = ()) -> tuple[Any
 
 
 def _build_report(store: RunStore, against: Sequence[RunStore]) -> tuple[Any, dict[str, Any]]:
-    from engines.reporting import accuracy, accuracy_interval, status_counts
     from sessions.reports.describe import describe_run
-    from sessions.study.final_tags import load_final_results, review_summary
-    from sessions.study.paired import paired_comparison
-    from sessions.reports.papers import paper_block
 
     engine, _ = run_settings(store)
-    run, labels = load_final_results(store)
-    others = []
     for other in against:
         if other.meta["engine"] != engine.name:
             raise InputError(f"run {other.label} is a {other.meta['engine']} run; cannot report it against {engine.name}")
-        others.append(load_final_results(other)[0])
-    report = engine.report(run, others)
-    paired = [paired_comparison(engine, run, other) for other in others]
-    report.tables += [comparison.table() for comparison in paired]
-    review = review_summary(report, run.results, labels, {t.code: t.label for t in engine.taxonomy()})
+    if against:
+        kept, paired = _results_figures(store, engine, against)
+    else:
+        key = report_key(store, engine)
+        found = read_kept(store, key)
+        if found is None:
+            found, _ = _results_figures(store, engine, ())
+            keep(store, key, found)
+        kept, paired = found, []
+    report, figures = kept.report, kept.figures
     summaries = store.summaries()
     usage = summaries.usage().to_json(price_of(store))
-    counts = status_counts(run.results)
-    counts["pending"] = int(store.meta.get("total", len(run.results))) - len(run.results)
+    total = int(store.meta.get("total", figures["done"]))
     reasons = [r for item_reasons in summaries.column("finish_reasons", ()) for r in item_reasons]
     cache = {"replies": sum(int(n) for n in summaries.column("replies", 0)),
              "cached": sum(int(n) for n in summaries.column("cached", 0))}
@@ -58,11 +60,11 @@ def _build_report(store: RunStore, against: Sequence[RunStore]) -> tuple[Any, di
         "seed": store.meta.get("seed"),
         "provenance": store.meta.get("provenance"),  # revision, dataset hashes, OS and Python, cache counts
         "status": store.meta.get("status", ""),
-        "n": int(store.meta.get("total", len(run.results))),
-        "counts": counts,
-        "accuracy": accuracy(run.results),
-        "accuracy_ci": accuracy_interval(run.results),  # 95% Wilson interval, the same for every engine
-        **review,
+        "n": total,
+        "counts": {**figures["counts"], "pending": total - figures["done"]},
+        "accuracy": figures["accuracy"],
+        "accuracy_ci": figures["accuracy_ci"],  # 95% Wilson interval, the same for every engine
+        **figures["review"],
         "metrics": report.metrics,
         "usage": usage,
         # replies whose backend reported a finish reason, and how many of them the reply cap cut
@@ -74,7 +76,25 @@ def _build_report(store: RunStore, against: Sequence[RunStore]) -> tuple[Any, di
         "paired": [comparison.to_json() for comparison in paired],
         **({"sandbox": store.meta["sandbox"]} if "sandbox" in store.meta else {}),  # the isolation programs ran under
         **{k: v for k, v in report.to_json().items() if k != "metrics"},
-        "paper": paper_block(engine.name, run, report.metrics),
+        "paper": figures["paper"],
     }
     return report, summary
 
+
+def _results_figures(store: RunStore, engine: Engine[Any], against: Sequence[RunStore]) -> tuple[KeptReport, list[Any]]:
+    """The report's figures computed from the run's results (and the paired comparisons with ``against``)."""
+    from engines.reporting import accuracy, accuracy_interval, status_counts
+    from sessions.reports.papers import paper_block
+    from sessions.study.final_tags import load_final_results, review_summary
+    from sessions.study.paired import paired_comparison
+
+    run, labels = load_final_results(store)
+    others = [load_final_results(other)[0] for other in against]
+    report = engine.report(run, others)
+    paired = [paired_comparison(engine, run, other) for other in others]
+    report.tables += [comparison.table() for comparison in paired]
+    review = review_summary(report, run.results, labels, {t.code: t.label for t in engine.taxonomy()})
+    figures = {"counts": status_counts(run.results), "done": len(run.results), "accuracy": accuracy(run.results),
+               "accuracy_ci": accuracy_interval(run.results), "review": review,
+               "paper": paper_block(engine.name, run, report.metrics)}
+    return KeptReport(report, figures), paired

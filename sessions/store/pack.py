@@ -36,11 +36,12 @@ from sessions.store.fingerprint import run_fingerprint
 from sessions.store.index import NAME_RE, list_run_meta
 from sessions.store.runs import RunStore
 from sessions.store.summary_snapshot import SNAPSHOT
+from sessions.reports.kept_report import KEPT_REPORT
 
 FORMAT = "n2f-pack"
 VERSION = 1
 MANIFEST = "manifest.json"
-NOT_PACKED = {"lock", ANNOTATIONS_LOCK, SNAPSHOT}  # SNAPSHOT: a reader's copy of the index, made anew
+NOT_PACKED = {"lock", ANNOTATIONS_LOCK, SNAPSHOT, KEPT_REPORT}  # readers' copies (of the index, of the report), made anew
 
 
 @dataclass

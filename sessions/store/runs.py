@@ -8,13 +8,14 @@ Layout of ``runs/<run id>/``:
   results.index.jsonl   one short summary per record       } (and .snap: a reader's copy, summary_snapshot)
   summary.json          the run's figures for lists of runs (sessions.store.summary), replaced per batch
   annotations.jsonl     people's tags and notes, append-only, several writers (sessions.study.annotations)
+  report.json           the last report's figures, keyed by what they came from (sessions.reports.kept_report)
   attempts.json         re-runs from the prompt editor (sessions.run.attempts)
   lock                  held (flock) by the process that owns the run's results
 
 Only the owner (the process holding ``lock``) appends results, cuts what a dead writer
 left half done and removes temp files, and only those of dead processes. Readers (the
 inspector, ``show``, ``report``, ``runs``) never delete, move or rewrite the run's data;
-one that read the whole index may replace results.index.snap, a copy of what it read.
+one that read the whole index may replace results.index.snap, one that made a report report.json.
 
 The owner buffers finished records for at most a second; a crash or ``kill -9`` can lose
 only those, and ``resume`` re-runs whatever has no result or ended in ``error``. A write
