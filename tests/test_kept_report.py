@@ -198,3 +198,64 @@ def test_nobody_reports_a_run_in_a_store_it_may_not_write(n2f_home, tmp_path):
         for path in [home, *home.rglob("*")]:
             path.chmod(0o755 if path.is_dir() else 0o644)
         shutil.rmtree(home)
+
+
+def test_figures_made_while_the_run_changed_are_not_kept(monkeypatch):
+    """A report made while an annotator or the run's owner writes reads a state no key names: it is printed but
+    not kept, so no later report can take figures of more (or fewer) results than its own state holds."""
+    n2f("run", "dedc", "-n", "12", "-q", "--name", "moving", "-m", "sim:error_rate=0.7", check=True)
+    store = RunStore.open("moving")
+    (store.folder / KEPT_REPORT).unlink()
+    real = final_tags.load_final_results
+
+    def load_then_annotate(reading):
+        loaded = real(reading)
+        log = reading.annotations()
+        log.add(reading.item_ids()[0], "note", text="written while the report was made")
+        log.close()
+        return loaded
+
+    monkeypatch.setattr(final_tags, "load_final_results", load_then_annotate)
+    assert n2f("report", "moving", "--json", check=True).stdout
+    assert not (store.folder / KEPT_REPORT).exists()
+    monkeypatch.setattr(final_tags, "load_final_results", real)
+    n2f("report", "moving", "--json", check=True)
+    assert (store.folder / KEPT_REPORT).exists()
+
+
+def test_reports_beside_a_run_another_process_writes_never_keep_stale_figures(n2f_home):
+    """Reports read while ``n2f run`` writes the same run in a process of its own: each is whole (its counts add up
+    to its results), and once the run ends the report read equals one computed from the results."""
+    import subprocess
+    import time
+
+    from cli_support import ROOT
+
+    writer = subprocess.Popen([sys.executable, "-m", "n2f_tui", "run", "dedc", "-n", "160", "-j", "2", "-q",
+                               "--name", "growing", "-m", "sim:latency=0.05"], cwd=ROOT, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    def stored() -> int:
+        """The results the run holds now (complete lines of its index)."""
+        try:
+            return (next(p for p in (n2f_home / "runs").iterdir()) / "results.index.jsonl").read_bytes().count(b"\n")
+        except (StopIteration, FileNotFoundError):
+            return 0
+
+    seen = set()
+    try:
+        while writer.poll() is None:
+            before = stored()
+            result = n2f("report", "growing", "--json")
+            if result.returncode == 0:
+                summary = json.loads(result.stdout)
+                done = summary["n"] - summary["counts"]["pending"]
+                assert before <= done <= stored() and sum(summary["counts"].values()) == summary["n"] == 160
+                seen.add(done)
+            time.sleep(0.05)
+    finally:
+        writer.wait(timeout=120)
+    assert writer.returncode == 0, writer.stderr.read()  # type: ignore[union-attr]
+    assert len(seen - {0, 160}) >= 2  # reports read the run midway, at more than one state
+    kept = reports("growing")
+    (RunStore.open("growing").folder / KEPT_REPORT).unlink()
+    assert reports("growing") == kept

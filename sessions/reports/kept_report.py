@@ -14,6 +14,8 @@ The key hashes every byte of the index (each result's status, scores and tags), 
 the annotation logs, the sizes of the records and item files, and the name, size and
 modification time of every file of the code (``engines``, ``sessions`` and the engine's own
 package): an edit of the code, a new result, a cut tail or a new tag each make a new key.
+Figures are kept only when the key is the same after they were computed as before: a report
+made while the owner appends results or someone annotates read no one state, and is not kept.
 The file is a reader's copy: written without fsync (a crash loses it, and the next report
 writes it again), replaced whole, skipped when damaged or of another key, never packed.
 """

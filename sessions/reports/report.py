@@ -41,7 +41,8 @@ def _build_report(store: RunStore, against: Sequence[RunStore]) -> tuple[Any, di
         found = read_kept(store, key)
         if found is None:
             found, _ = _results_figures(store, engine, ())
-            keep(store, key, found)
+            if report_key(store, engine) == key:  # a run written meanwhile: its figures are of no one state
+                keep(store, key, found)
         kept, paired = found, []
     report, figures = kept.report, kept.figures
     summaries = store.summaries()
