@@ -259,3 +259,16 @@ def test_reports_beside_a_run_another_process_writes_never_keep_stale_figures(n2
     kept = reports("growing")
     (RunStore.open("growing").folder / KEPT_REPORT).unlink()
     assert reports("growing") == kept
+
+
+def test_a_packed_run_carries_no_kept_report_and_reports_the_same_where_it_is_unpacked(tmp_path):
+    import tarfile
+
+    n2f("run", "logic", "-n", "10", "-q", "--name", "moved", "-m", "sim:error_rate=0.5", check=True)
+    here = reports("moved")
+    n2f("pack", "moved", "-o", str(tmp_path / "moved.tar.gz"), check=True)
+    with tarfile.open(tmp_path / "moved.tar.gz") as tar:
+        assert KEPT_REPORT not in tar.getnames() and "meta.json" in tar.getnames()
+    elsewhere = {"N2F_HOME": str(tmp_path / "elsewhere")}
+    n2f("unpack", str(tmp_path / "moved.tar.gz"), check=True, env=elsewhere)
+    assert [n2f("report", "moved", *args, check=True, env=elsewhere).stdout for args in FORMATS] == here
