@@ -106,7 +106,7 @@ class RunScreen(AnnotationActions, LiveRunActions, AppScreen):
         self._metrics_every = METRICS_EVERY
         self._metrics_cache = {}
         self.description = describe_run(store.meta).text
-        self._ids = IdColumn.of(self.state.ids, [t.code for t in self.state.engine.taxonomy()])
+        self._ids = IdColumn(self.state.ids, [t.code for t in self.state.engine.taxonomy()])
         self._live_drawn = None
         self._live_detail = None
         self._scoring: tuple[int, int] | None = None  # the (index, version) a worker re-scores for the detail

@@ -15,7 +15,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_right
 from itertools import accumulate, islice
-from operator import le
+from operator import le, sub
 from typing import Any, BinaryIO, Iterable, Iterator, Sequence
 
 from engines.core import OnDemand
@@ -64,6 +64,11 @@ class ItemIds(OnDemand[str]):
 
     def element(self, index: int) -> str:
         return self._text[self._starts[index]:self._starts[index + 1]]
+
+    def longest(self, default: int = 4) -> int:
+        """The length of the longest id (``default`` when there is none), from the starts alone."""
+        starts = self._starts
+        return max(map(sub, islice(starts, 1, None), starts), default=default)
 
     def __iter__(self) -> Iterator[str]:
         starts = self._starts
