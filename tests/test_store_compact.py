@@ -315,7 +315,7 @@ def test_item_ids_joined_read_as_the_list_of_them(blocks, probe):
     ids = ItemIds.of(blocks)
     assert len(ids) == len(flat) and list(ids) == flat and ids == flat and flat == ids
     assert [ids[i] for i in range(-len(flat), len(flat))] == flat + flat and ids[1:3] == flat[1:3]
-    assert ids.longest() == max(map(len, flat), default=4) and ids.longest(-1) == max(map(len, flat), default=-1)
+    assert ids.longest(4) == max(map(len, flat), default=4) and ids.longest(-1) == max(map(len, flat), default=-1)
     with pytest.raises(IndexError):
         ids[len(flat)]
     if probe in flat:

@@ -32,7 +32,7 @@ class IdColumn:
     __slots__ = ("full", "chip", "_ids", "_shared")
 
     def __init__(self, ids: Sequence[str], codes: list[str]):
-        self.full = ids.longest() if isinstance(ids, ItemIds) else max(map(len, ids), default=4)  # the longest id
+        self.full = ids.longest(4) if isinstance(ids, ItemIds) else max(map(len, ids), default=4)  # the longest id
         self.chip = min(CHIP_ROOM, max(map(len, codes), default=0) + 3)  # columns kept for chips, at most CHIP_ROOM
         self._ids = ids
         self._shared: tuple[frozenset[int], int, int] | None = None

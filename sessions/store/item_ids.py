@@ -65,7 +65,7 @@ class ItemIds(OnDemand[str]):
     def element(self, index: int) -> str:
         return self._text[self._starts[index]:self._starts[index + 1]]
 
-    def longest(self, default: int = 4) -> int:
+    def longest(self, default: int) -> int:
         """The length of the longest id (``default`` when there is none), from the starts alone."""
         starts = self._starts
         return max(map(sub, islice(starts, 1, None), starts), default=default)
