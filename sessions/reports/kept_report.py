@@ -35,7 +35,8 @@ import engines
 import sessions
 from engines.contract import Engine
 from engines.core import Chart, Report, Table
-from sessions.store.files import replace_unsynced
+from sessions.store.files import file_size, replace_unsynced
+from sessions.store.items import ITEMS, ITEMS_BRIEF
 from sessions.store.results_log import INDEX, RECORDS
 from sessions.store.runs import RunStore
 from sessions.study.annotations import LEGACY as ANNOTATIONS_LEGACY, LOG as ANNOTATIONS
@@ -43,7 +44,7 @@ from sessions.study.annotations import LEGACY as ANNOTATIONS_LEGACY, LOG as ANNO
 KEPT_REPORT = "report.json"
 FORMAT = 1
 HASHED = ("meta.json", INDEX, ANNOTATIONS, ANNOTATIONS_LEGACY)  # every byte
-SIZED = (RECORDS, "items.jsonl", "items.brief.jsonl")  # written once or appended: their size says what they hold
+SIZED = (RECORDS, ITEMS, ITEMS_BRIEF)  # written once or appended: their size says what they hold
 CHUNK = 1 << 20
 
 
@@ -64,7 +65,7 @@ def report_key(store: RunStore, engine: Engine[Any]) -> str:
         digest.update(f"\n{name}:".encode())
         _hash_file(digest, store.folder / name)
     for name in SIZED:
-        digest.update(f"\n{name}:{_size(store.folder / name)}".encode())
+        digest.update(f"\n{name}:{file_size(store.folder / name)}".encode())
     return digest.hexdigest()
 
 
@@ -121,10 +122,3 @@ def _hash_file(digest: Any, path: Path) -> None:
                 digest.update(chunk)
     except FileNotFoundError:
         digest.update(b"-")
-
-
-def _size(path: Path) -> int:
-    try:
-        return os.stat(path).st_size
-    except FileNotFoundError:
-        return -1
