@@ -14,6 +14,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import types
 from pathlib import Path
@@ -178,16 +179,25 @@ def _generating(pid: int, seconds: float = 1.0) -> bool:
     return _cpu_seconds(pid) - before > 0.25 * seconds
 
 
+def _hang_guard(proc: subprocess.Popen, timeout: float) -> threading.Timer:
+    """Kills ``proc`` if it is still there after ``timeout`` seconds: a hang then fails the test (the process is
+    found gone, by SIGKILL), where a wait with no end would hold the suite. No figure of time is asserted."""
+    guard = threading.Timer(timeout, proc.kill)
+    guard.daemon = True
+    guard.start()
+    return guard
+
+
 def _wait_for_cpu(proc: subprocess.Popen, timeout: float) -> float:
     """Wait for the process to end; the CPU seconds it used in all, from the kernel's account at its exit."""
-    deadline = time.monotonic() + timeout
-    while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            proc.returncode = os.waitstatus_to_exitcode(status)
-            return usage.ru_utime + usage.ru_stime
-        assert time.monotonic() < deadline, "the stopped run never ended"
-        time.sleep(0.05)
+    guard = _hang_guard(proc, timeout)
+    try:
+        _, status, usage = os.wait4(proc.pid, 0)
+    finally:
+        guard.cancel()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    assert proc.returncode != -signal.SIGKILL, "the stopped run never ended (killed by the hang guard)"
+    return usage.ru_utime + usage.ru_stime
 
 
 @pytest.mark.slow
@@ -199,12 +209,13 @@ def test_a_signal_stops_a_local_robogrid_run_mid_generation_and_resume_finishes_
                              "-s", "max_tokens=48", "--name", name], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     runs = n2f_home / "runs"
-    deadline = time.monotonic() + 300
+    guard = _hang_guard(proc, 300)  # loading the model and starting item 1 (a killed run fails the loops)
     while not (runs.exists() and any(runs.iterdir())):
-        assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+        assert proc.poll() is None, proc.stderr.read()
         time.sleep(0.1)
     while not _generating(proc.pid):  # the model has been loaded and is at work on item 1
-        assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+        assert proc.poll() is None, proc.stderr.read()
+    guard.cancel()
     before = _cpu_seconds(proc.pid)
     proc.send_signal(sig)
     spent = _wait_for_cpu(proc, STOP_ENDS_WITHIN) - before
