@@ -199,6 +199,38 @@ def test_the_scanner_splits_and_names_tokens_as_the_named_rules_do(text):
     assert scanner.noise == [at for kind, _, at in expected if kind == "NOISE"]
 
 
+_ATOMS = st.sampled_from(["all", "attr_1", "view_1", "-5", "12", "a.b", "x", "a-5", "é"])
+_BLANKS = st.sampled_from(["", " ", "  ", "\n", "\t", " \n ", "\r\n", "\u00a0"])
+_CALLS = st.builds(lambda symbol, blank, args, end: f"{symbol}{blank}({', '.join(args)}{end})",
+                   st.sampled_from(["f0", "f8", "-1", "g.h"]), st.sampled_from(["", " ", "\n", "\t"]),
+                   st.lists(_ATOMS, max_size=4), _BLANKS)
+_STATEMENTS = st.builds(lambda target, before, after, value: f"{target}{before}:={after}{value}",
+                        st.sampled_from(["view_1", "result", "_x", "1a", "v.x", "r"]),
+                        st.sampled_from(["", " ", "\n"]), st.sampled_from(["", " ", "\n", "\t"]), _ATOMS | _CALLS)
+_SEPARATORS = st.sampled_from(["", " ", ";", "; ", ";\n", "\n", ";;", " ; ", "\n\n", " x ", "```\n", "`"])
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(_SEPARATORS, _STATEMENTS), min_size=1, max_size=6), _SEPARATORS)
+def test_a_plain_answer_reads_as_the_scanner_reads_it(parts, tail):
+    """The regular-expression reading of plain answers is held to the token-by-token one."""
+    from engines.dedc import parse
+
+    text = "".join(separator + statement for separator, statement in parts) + tail
+    plain = parse._plain_answer(text)
+    assert plain is None or plain == parse._scanned_answer(text), text
+
+
+@pytest.mark.parametrize("text", [GOLD, LINES, LINES.replace(";", ""), "  " + GOLD.replace(" ", "   ") + "\n\n",
+                                  "result := f1 (f0 (all, attr_395, 864), attr_777, 913);"])
+def test_plain_answers_skip_the_scanner_and_others_do_not(text):
+    from engines.dedc import parse
+
+    nested = "f0 (all" in text and "f1 (f0" in text
+    assert (parse._plain_answer(text) is None) is nested
+    assert parse._plain_answer(f"Answer: {text}") is None and parse._plain_answer(f"```\n{text}\n```") is None
+
+
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(st.sampled_from(["delete", "insert", "duplicate", "swap", "replace"]),
                           st.integers(0, 10_000), st.integers(0, 10_000), st.text(max_size=8)),

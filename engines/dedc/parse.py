@@ -280,6 +280,37 @@ def parse_answer(text: str) -> Parsed | ParseFailure:
     """
     if not isinstance(text, str):
         text = "" if text is None else str(text)
+    return _plain_answer(text) or _scanned_answer(text)
+
+
+# A plain answer: statements whose values are atoms or calls of atoms, with nothing but blanks
+# and ';' around them (every gold answer, most replies). A statement ends where a token
+# would: an atom value is followed by a blank, a ';' or the end, never by more of an atom.
+_ATOM_TEXT = r"-?[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*"
+_ON_LINE = r"[^\S\n]*"  # blanks that do not end the line
+_PLAIN_STATEMENT = (rf"([A-Za-z_][A-Za-z0-9_]*){_ON_LINE}:={_ON_LINE}({_ATOM_TEXT})"
+                    rf"(?:{_ON_LINE}\(\s*({_ATOM_TEXT}(?:\s*,\s*{_ATOM_TEXT})*)\s*\)|(?!{_ON_LINE}\()(?=[\s;]|\Z))")
+_PLAIN = re.compile(rf"[\s;]*(?:{_PLAIN_STATEMENT}[\s;]*)+")
+_PLAIN_STATEMENTS = re.compile(_PLAIN_STATEMENT)
+_ARGUMENT_COMMA = re.compile(r"\s*,\s*")
+
+
+def _plain_answer(text: str) -> Parsed | None:
+    """A plain answer's reading (the one ``_scanned_answer`` gives it), found by regular expressions
+    alone at a third of the scanner's cost; None for any other text."""
+    if _PLAIN.fullmatch(text) is None:
+        return None
+    where = Positions(text)
+    assignments = []
+    for statement in _PLAIN_STATEMENTS.finditer(text):
+        target, symbol, args = statement.group(1, 2, 3)
+        value: Term = symbol if args is None else Call(symbol, tuple(_ARGUMENT_COMMA.split(args)))
+        assignments.append(Assignment(target, value, *where.line_col(statement.start())))
+    return Parsed(tuple(assignments))
+
+
+def _scanned_answer(text: str) -> Parsed | ParseFailure:
+    """Any reply's reading, token by token."""
     s = _Scanner(text)
     found, failures = _statements(s)
     fenced = [f for f in found if f.segment % 2 == 1]
