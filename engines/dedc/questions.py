@@ -97,32 +97,47 @@ WORDINGS: dict[str, Wording] = {
 }
 
 
-class _Fields(dict[str, object]):
-    """A node's fields for its wording. ``val``, ``col`` and ``val2`` are what a template passes,
-    else the node's own literal; they are resolved only when a wording uses them, because
-    ``_given`` refuses a missing one."""
+def _literal(field: str, given: str) -> Callable[["_Fields"], object]:
+    """The getter of ``given`` (what a template passes), else of the node's own literal ``field``."""
+    return lambda f: _given(getattr(f, given), getattr(f.p, field), f.p.prim)
+
+
+# Every name a wording may use, resolved only when it does: ``_given`` refuses a missing literal.
+_FIELD_GETTERS: dict[str, Callable[["_Fields"], object]] = {
+    "h": lambda f: f.p.h, "k": lambda f: f.p.k, "kth": lambda f: ordinal(f.p.k or 0), "row": lambda f: f.p.row,
+    "col_header": lambda f: f.p.col_header, "p_val": lambda f: f.p.val, "p_col": lambda f: f.p.col,
+    "arg": lambda f: f.val, "val": _literal("val", "val"), "col": _literal("col", "val"), "val2": _literal("val2", "val2"),
+}
+
+
+class _Fields:
+    """A node's fields for its wording (``str.format_map`` asks for the names the wording uses):
+    ``val``, ``col`` and ``val2`` are what a template passes, else the node's own literal."""
+
+    __slots__ = ("p", "val", "val2")
 
     def __init__(self, p: NodeParams, val: object, val2: object):
-        super().__init__(h=p.h, k=p.k, kth=ordinal(p.k or 0), row=p.row, col_header=p.col_header,
-                         p_val=p.val, p_col=p.col, arg=val)
         self.p, self.val, self.val2 = p, val, val2
 
-    def __missing__(self, key: str) -> object:
-        given = {"val": (self.val, self.p.val), "col": (self.val, self.p.col), "val2": (self.val2, self.p.val2)}
-        return _given(*given[key], self.p.prim)
+    def __getitem__(self, key: str) -> object:
+        return _FIELD_GETTERS[key](self)
+
+
+_LINKS = {"filter_gt": "among", "top_k": "among", "filter_gt_c": "among", "kth_argmax": "among",
+          "kth_max": "of", "sum": "of", "count": "of", "hop": "of"}
+_NO_WORDING = Wording()
 
 
 class Phrases:
     """The natural-language pieces of one node."""
 
+    __slots__ = ("p", "prim", "wording", "link")
+
     def __init__(self, p: NodeParams):
         self.p = p
         self.prim = p.prim
-        self.wording = WORDINGS.get(p.prim, Wording())
-        self.link = {
-            "filter_gt": "among", "top_k": "among", "filter_gt_c": "among", "kth_argmax": "among",
-            "kth_max": "of", "sum": "of", "count": "of", "hop": "of",
-        }.get(p.prim, "")
+        self.wording = WORDINGS.get(p.prim, _NO_WORDING)
+        self.link = _LINKS.get(p.prim, "")
 
     def _say(self, template: str | None, missing: str, val: object = None, val2: object = None) -> str:
         if template is None:
