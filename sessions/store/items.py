@@ -91,7 +91,7 @@ _BRIEF_ID = re.compile(rb'\n\{"id": ("(?:[^"\\]|\\.)*")')
 
 
 def brief_line(item_id: str, meta: Mapping[str, Any]) -> bytes:
-    return json.dumps({"id": item_id, "meta": meta}, ensure_ascii=False).encode("utf-8") + b"\n"
+    return dumps({"id": item_id, "meta": meta}) + b"\n"
 
 
 def write_items(folder: Path, items: Iterable[Item], engine: str) -> int:

@@ -57,8 +57,11 @@ def _inside(line: bytes, size: int) -> bool:
         return False
 
 
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode  # one encoder, not one a line
+
+
 def _dumps(value: Any) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return _ENCODE(value).encode("utf-8")
 
 
 class ResultsLog:

@@ -36,11 +36,14 @@ SHARED = "shared.jsonl"
 MIN_SHARED = 64  # bytes of JSON: below this a reference would save little or cost more than the part
 REF = "\x00"  # the key of a reference (or of an escaped object of the item's own)
 _DIGEST = struct.Struct("<QQ")
+# One encoder for every value: ``json.dumps`` with a keyword makes a new one a call (a third of
+# the cost of a short string), and the writer encodes about ten values an item.
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def dumps(value: Any) -> bytes:
     """The JSON of ``value`` as every item file writes it (UTF-8, no ASCII escapes)."""
-    return json.dumps(value, ensure_ascii=False).encode("utf-8")
+    return _ENCODE(value).encode("utf-8")
 
 
 class _Seen:
