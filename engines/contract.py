@@ -200,14 +200,17 @@ class Engine(ABC, Generic[S]):
             return None, scorer_error(exc).error
 
     def score(self, item: Item, outputs: Sequence[str], settings: S | None = None, with_views: bool = True,
-              finish_reasons: Sequence[str] = (), templates: Mapping[str, str] | None = None) -> Verdict:
+              finish_reasons: Sequence[str] = (), templates: Mapping[str, str] | None = None,
+              prompts: Sequence[str | None] | None = None) -> Verdict:
         """The verdict plus the shared reply tags of its model steps; views only when asked.
 
         ``settings`` default to the engine's defaults (``n2f score`` without ``-s``).
 
         ``finish_reasons`` are the backend's, per step (tool steps have ""); ``templates``
-        are the run's, so that an echo is compared with the prompt the model really saw.
-        They inform the reply tags, never the status.
+        are the run's, so that an echo is compared with the prompt the model really saw;
+        ``prompts``, when the caller has them (a run's trace), are those prompts per step
+        (None for a tool step), so none is built again. They inform the reply tags, never
+        the status.
 
         Never raises for any output: one over the readers' bounds is judged ``unparseable``
         unread (``replies.out_of_bounds``), and any exception of the engine's own reading,
@@ -221,7 +224,7 @@ class Engine(ABC, Generic[S]):
                 reason = replies.out_of_bounds(text)
                 if reason:
                     return self._unread(item, outputs, index, reason, settings, with_views)
-            return self._score(item, outputs, settings, with_views, finish_reasons, templates)
+            return self._score(item, outputs, settings, with_views, finish_reasons, templates, prompts)
         except Exception as exc:  # noqa: BLE001 - a scorer's failure is this item's verdict, never the run's end
             return scorer_error(exc)
 
@@ -239,12 +242,16 @@ class Engine(ABC, Generic[S]):
         return Verdict(UNPARSEABLE, dict(empty.scores), tags, views if with_views else [])
 
     def _score(self, item: Item, outputs: Sequence[str], settings: S, with_views: bool,
-               finish_reasons: Sequence[str], templates: Mapping[str, str] | None) -> Verdict:
+               finish_reasons: Sequence[str], templates: Mapping[str, str] | None,
+               prompts: Sequence[str | None] | None) -> Verdict:
         verdict = self._strict_with_lenient(item, outputs, settings, with_views)
         known = {(t.code, t.evidence) for t in verdict.tags}
         labels = {t.code: t.label for t in self.taxonomy()}
-        for tag in replies.reply_tags(self._model_replies(item, outputs, settings, finish_reasons, templates),
-                                      self.reply_tag_map, labels):
+        if prompts is None:
+            prompts = self._prompts(item, outputs, settings, templates)
+        model_replies = [replies.Reply(text, prompt, finish_reasons[index] if index < len(finish_reasons) else "")
+                         for index, (text, prompt) in enumerate(zip(outputs, prompts)) if prompt is not None]
+        for tag in replies.reply_tags(model_replies, self.reply_tag_map, labels):
             if (tag.code, tag.evidence) not in known:
                 verdict.tags.append(tag)
         return verdict
@@ -263,19 +270,16 @@ class Engine(ABC, Generic[S]):
             verdict.views += [View(v.kind, f"lenient reading: {v.title}", v.data) for v in lenient.views]
         return verdict
 
-    def _model_replies(self, item: Item, outputs: Sequence[str], settings: S, finish_reasons: Sequence[str],
-                       templates: Mapping[str, str] | None) -> list[replies.Reply]:
-        """Each model step's reply with the prompt it answered (tool steps' outputs are not replies)."""
-        found = []
-        for index, text in enumerate(outputs):
+    def _prompts(self, item: Item, outputs: Sequence[str], settings: S,
+                 templates: Mapping[str, str] | None) -> list[str | None]:
+        """The prompt each output answered, built again from the templates (None for a tool step's
+        output); as many as the engine asked steps for."""
+        found: list[str | None] = []
+        for index in range(len(outputs)):
             step, _ = self.next_call(item, settings, outputs[:index], templates)
             if step is None:
                 break
-            if step.kind != "model":
-                continue
-            prompt = "\n".join(m.content for m in step.messages)
-            reason = finish_reasons[index] if index < len(finish_reasons) else ""
-            found.append(replies.Reply(text, prompt, reason))
+            found.append("\n".join(m.content for m in step.messages) if step.kind == "model" else None)
         return found
 
 

@@ -92,6 +92,28 @@ def test_robogrid_files_an_echoed_prompt_under_autoregressive_echoing():
     assert "truncated" in found and "prompt_echo" not in found
 
 
+def test_a_reply_is_compared_with_the_prompt_the_run_sent():
+    """A run passes its trace's prompts (``StepTrace.sent_prompts``): the verdict is the one the rebuilt
+    prompt gives, and it is that prompt, not a rebuilt one, that an echo is compared with."""
+    from sessions.run.steps import StepTrace
+
+    engine = get_engine("dedc")
+    settings = parse_settings(engine.settings_type, [])
+    item = engine.items(settings, 0)[0]
+    step = engine.next_step(item, settings, [])
+    echo = step.messages[0].content
+    trace = StepTrace(outputs=[echo], steps=[{"name": step.name}],
+                      prompts=[{"step": step.name, "messages": [m.to_json() for m in step.messages]}])
+    rebuilt = engine.score(item, [echo], settings, with_views=False)
+    sent = engine.score(item, [echo], settings, with_views=False, prompts=trace.sent_prompts())
+    assert [t.to_json() for t in sent.tags] == [t.to_json() for t in rebuilt.tags]
+    assert "prompt_echo" in {t.code for t in sent.tags}
+    other = engine.score(item, [echo], settings, with_views=False, prompts=["a prompt of other words entirely"])
+    assert "prompt_echo" not in {t.code for t in other.tags}
+    tool_step = StepTrace(outputs=[echo], steps=[{"name": "run", "tool": "sandbox"}], prompts=[{"step": "run", "messages": []}])
+    assert tool_step.sent_prompts() == [None]
+
+
 def test_the_shared_codes_are_not_in_any_engines_own_taxonomy():
     shared = {t.code for t in replies.TAXONOMY}
     for name in ("dedc", "logic", "compost", "robogrid", "rgp"):

@@ -141,7 +141,8 @@ async def rerun_item(
     if trace.error:
         attempt.update(status="error", scores={}, tags=[], error=trace.error)
     else:
-        verdict = engine.score(item, trace.outputs, settings, finish_reasons=finish_reasons(trace.steps), templates=chosen)
+        verdict = engine.score(item, trace.outputs, settings, finish_reasons=finish_reasons(trace.steps), templates=chosen,
+                               prompts=trace.sent_prompts())
         attempt.update(status=verdict.status, scores=verdict.scores, tags=[t.to_json() for t in verdict.tags])
     attempt["time"] = now_iso()
     _save_attempt(store, attempt)

@@ -376,7 +376,8 @@ class Runner:
             return error_record(item, entry.index, trace.scorer_error, trace.outputs, trace.steps, entry.attempt,
                                 SCORER_ERROR)
         verdict = self.engine.score(item, trace.outputs, self.settings, with_views=False,
-                                    finish_reasons=finish_reasons(trace.steps), templates=self.templates)
+                                    finish_reasons=finish_reasons(trace.steps), templates=self.templates,
+                                    prompts=trace.sent_prompts())
         return record_for(item, entry.index, verdict, trace.outputs, trace.steps, entry.attempt)
 
     def _finish(self, index: int, item: Item, record: dict[str, Any]) -> None:

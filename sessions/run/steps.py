@@ -66,6 +66,12 @@ class StepTrace:
     error: str = ""  # an infrastructure failure (BackendError) that stopped the item
     scorer_error: str = ""  # the engine failed naming the next step (the item is its own scorer_error)
 
+    def sent_prompts(self) -> list[str | None]:
+        """Each step's prompt as it was sent, None for a tool step (``Engine.score``'s ``prompts``:
+        the scorer compares a reply with these instead of building every prompt again)."""
+        return [None if "tool" in step else "\n".join(m["content"] for m in sent["messages"])
+                for step, sent in zip(self.steps, self.prompts)]
+
 
 async def run_steps(
     engine: Engine[Any], item: Item, settings: Any, backend: Backend, templates: Mapping[str, str] | None, attempt: int,
