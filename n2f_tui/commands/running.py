@@ -13,8 +13,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
 from engines import get_engine
 from engines.core import Item
 from n2f_tui.commands import summary
@@ -79,8 +77,11 @@ def progress_line(label: str, p: Any) -> str:
 
 
 async def _bar(prepared: api.PreparedRun, task: Any) -> None:
-    """The rich progress bar, polled on a timer (a terminal)."""
+    """The rich progress bar, polled on a timer (a terminal); rich.progress is imported only here, for a
+    run shown on a terminal (a fifth of the command's imports)."""
     import asyncio
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     runner = prepared.runner
     columns = (
