@@ -172,10 +172,15 @@ def echo_evidence(text: str, prompt: str, by_similarity: bool = False) -> str | 
 
     The similarity is computed only when it decides or is quoted: shingling a prompt with its
     demonstrations is most of the check's cost, and most replies echo no line of it."""
+    lines = [line.strip() for line in text.splitlines()]
+    # A line is echoed only if its opening is somewhere in the prompt: most replies have no such
+    # line, and the prompt's lines are not gathered for them.
+    if not by_similarity and not any(line[:ECHO_OPENING] in prompt for line in lines if len(line) >= ECHO_MIN_LINE):
+        return None
     prompt_lines = {line.strip() for line in prompt.splitlines() if len(line.strip()) >= ECHO_MIN_LINE}
     openings = {line[:ECHO_OPENING] for line in prompt_lines if len(line) >= ECHO_OPENING}
-    echoed = [line.strip() for line in text.splitlines()
-              if line.strip() in prompt_lines or len(line.strip()) >= ECHO_OPENING and line.strip()[:ECHO_OPENING] in openings]
+    echoed = [line for line in lines
+              if line in prompt_lines or len(line) >= ECHO_OPENING and line[:ECHO_OPENING] in openings]
     chars = sum(map(len, echoed))
     by_lines = chars >= ECHO_MIN_CHARS and chars >= ECHO_MIN_SHARE * len("".join(text.split()))
     if not (by_lines or by_similarity):
@@ -206,7 +211,8 @@ def _loop(reply: Reply, cut: bool) -> tuple[str, str] | None:
     text = reply.text.rstrip()
     tail = text[-LOOP_TAIL:][::-1]
     best: tuple[int, int] | None = None  # (covered characters, period)
-    for period in range(LOOP_MIN_UNIT, min(LOOP_MAX_UNIT, len(tail) // 2) + 1):
+    needed = LOOP_CUT_REPEATS if cut else LOOP_MIN_REPEATS
+    for period in range(LOOP_MIN_UNIT, min(LOOP_MAX_UNIT, len(tail) // needed) + 1):  # a longer unit fits fewer times
         if tail[:period] != tail[period:2 * period]:
             continue  # not even twice
         lo, hi = period, len(tail) - period  # the longest l with tail[:l] == tail[period:period + l]
@@ -218,7 +224,7 @@ def _loop(reply: Reply, cut: bool) -> tuple[str, str] | None:
                 hi = mid - 1
         covered = lo + period
         repeats = covered // period
-        if repeats < (LOOP_CUT_REPEATS if cut else LOOP_MIN_REPEATS) or not tail[:period].strip():
+        if repeats < needed or not tail[:period].strip():
             continue
         if best is None or covered > best[0] + period:  # a multiple of a shorter unit adds nothing
             best = (covered, period)
