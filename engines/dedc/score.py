@@ -113,8 +113,9 @@ def _gold(answer: str, names: str, accepted: tuple[str, ...]) -> tuple[Any, ...]
     tree = substitute(parsed.assignments)
     if tree is None:
         raise DataError(f"malformed DEDC gold answer (no 'result := ...'): {answer[:80]!r}")
-    exps = expansions(tree, comm)
-    forms = {canonical(tree, comm): exps[0]}
+    form = canonical(tree, comm)  # without a commutative call: the one expansion
+    exps = expansions(tree, comm) if any(f"{symbol}(" in form for symbol in comm) else [form]
+    forms = {form: exps[0]}
     for text in accepted:
         t = parse_term(text)
         if t is not None:
@@ -180,9 +181,7 @@ def score_item(item: Item, outputs: Sequence[str], settings: DedcSettings = DEFA
     parsed = parse_answer(text)
     _, gold_graph, exps, _ = _gold(str(item.gold.get("answer", "")), names,
                                    tuple(item.gold.get("accepted") or ()))
-    authors = None
-    if settings.extract != LENIENT:
-        authors = authors_check(text, item.gold.get("accepted") or exps)
+    authors = authors_check(text, item.gold.get("accepted") or exps) if settings.extract != LENIENT else None
     if isinstance(parsed, ParseFailure):
         return _unparseable(text, parsed, gold_graph, exps[0], authors, with_views, bool(outputs))
     result = check(parsed, item, names)
