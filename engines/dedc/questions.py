@@ -97,19 +97,6 @@ WORDINGS: dict[str, Wording] = {
 }
 
 
-def _literal(field: str, given: str) -> Callable[["_Fields"], object]:
-    """The getter of ``given`` (what a template passes), else of the node's own literal ``field``."""
-    return lambda f: _given(getattr(f, given), getattr(f.p, field), f.p.prim)
-
-
-# Every name a wording may use, resolved only when it does: ``_given`` refuses a missing literal.
-_FIELD_GETTERS: dict[str, Callable[["_Fields"], object]] = {
-    "h": lambda f: f.p.h, "k": lambda f: f.p.k, "kth": lambda f: ordinal(f.p.k or 0), "row": lambda f: f.p.row,
-    "col_header": lambda f: f.p.col_header, "p_val": lambda f: f.p.val, "p_col": lambda f: f.p.col,
-    "arg": lambda f: f.val, "val": _literal("val", "val"), "col": _literal("col", "val"), "val2": _literal("val2", "val2"),
-}
-
-
 class _Fields:
     """A node's fields for its wording (``str.format_map`` asks for the names the wording uses):
     ``val``, ``col`` and ``val2`` are what a template passes, else the node's own literal."""
@@ -123,6 +110,17 @@ class _Fields:
         return _FIELD_GETTERS[key](self)
 
 
+def _literal(field: str, given: str) -> Callable[[_Fields], object]:
+    """The getter of ``given`` (what a template passes), else of the node's own literal ``field``."""
+    return lambda f: _given(getattr(f, given), getattr(f.p, field), f.p.prim)
+
+
+# Every name a wording may use, resolved only when it does: ``_given`` refuses a missing literal.
+_FIELD_GETTERS: dict[str, Callable[[_Fields], object]] = {
+    "h": lambda f: f.p.h, "k": lambda f: f.p.k, "kth": lambda f: ordinal(f.p.k or 0), "row": lambda f: f.p.row,
+    "col_header": lambda f: f.p.col_header, "p_val": lambda f: f.p.val, "p_col": lambda f: f.p.col,
+    "arg": lambda f: f.val, "val": _literal("val", "val"), "col": _literal("col", "val"), "val2": _literal("val2", "val2"),
+}
 _LINKS = {"filter_gt": "among", "top_k": "among", "filter_gt_c": "among", "kth_argmax": "among",
           "kth_max": "of", "sum": "of", "count": "of", "hop": "of"}
 _NO_WORDING = Wording()
