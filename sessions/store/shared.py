@@ -28,6 +28,7 @@ import json
 import os
 import struct
 from array import array
+from json.encoder import encode_basestring
 from typing import IO, Any, Callable
 
 from sessions.errors import InputError
@@ -66,12 +67,13 @@ class _Seen:
             at = (at + 1) & mask
         return at
 
-    def get(self, digest: bytes) -> tuple[int, int] | None:
-        number = self.slots[self._slot(*_DIGEST.unpack(digest))]
-        return None if not number else (self.places[2 * number - 2], self.places[2 * number - 1])
-
-    def add(self, digest: bytes, offset: int, length: int) -> None:
+    def place(self, digest: bytes, offset: int, length: int) -> tuple[int, int]:
+        """Where the value with this digest was written; a new one is recorded at (offset, length)."""
         high, low = _DIGEST.unpack(digest)
+        at = self._slot(high, low)
+        number = self.slots[at]
+        if number:
+            return self.places[2 * number - 2], self.places[2 * number - 1]
         self.digests.extend((high, low))
         self.places.extend((offset, length))
         count = len(self.places) // 2
@@ -79,7 +81,9 @@ class _Seen:
             self.slots = array("I", bytes(8 * len(self.slots)))
             for number in range(1, count):
                 self.slots[self._slot(self.digests[2 * number - 2], self.digests[2 * number - 1])] = number
-        self.slots[self._slot(high, low)] = count
+            at = self._slot(high, low)
+        self.slots[at] = count
+        return offset, length
 
 
 class SharedWriter:
@@ -99,17 +103,22 @@ class SharedWriter:
         if isinstance(value, str):
             if 6 * len(value) + 2 < MIN_SHARED:  # even escaped throughout its JSON is shorter
                 return value, False
-            text = dumps(value)
+            text = encode_basestring(value).encode("utf-8")  # what dumps gives a string, without its dispatch
             return (self._reference(text), True) if len(text) >= MIN_SHARED else (value, False)
+        holds = False
         if isinstance(value, dict):
-            parts = {key: self._part(member) for key, member in value.items()}
-            out: Any = {key: part for key, (part, _) in parts.items()}
-            holds = any(held for _, held in parts.values())
+            out: Any = {}
+            for key, member in value.items():
+                out[key], held = self._part(member)
+                holds = holds or held
             if REF in out:
                 out = {REF: [[key, part] for key, part in out.items()]}
         elif isinstance(value, (list, tuple)):
-            members = [self._part(member) for member in value]
-            out, holds = [part for part, _ in members], any(held for _, held in members)
+            out = []
+            for member in value:
+                part, held = self._part(member)
+                out.append(part)
+                holds = holds or held
         else:
             return value, False
         if holds:
@@ -118,14 +127,11 @@ class SharedWriter:
         return (self._reference(text), True) if len(text) >= MIN_SHARED else (out, False)
 
     def _reference(self, text: bytes) -> dict[str, list[int]]:
-        digest = hashlib.blake2b(text, digest_size=16).digest()
-        place = self.seen.get(digest)
-        if place is None:
-            place = (self.size, len(text))
+        offset, length = self.seen.place(hashlib.blake2b(text, digest_size=16).digest(), self.size, len(text))
+        if offset == self.size:  # not written before
             self.handle.write(text + b"\n")
-            self.size += len(text) + 1
-            self.seen.add(digest, *place)
-        return {REF: list(place)}
+            self.size += length + 1
+        return {REF: [offset, length]}
 
 
 def decoder(resolve: Callable[[int, int], Any]) -> json.JSONDecoder:
