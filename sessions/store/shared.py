@@ -28,6 +28,7 @@ import json
 import os
 import struct
 from array import array
+from json.decoder import scanstring
 from json.encoder import encode_basestring
 from typing import IO, Any, Callable
 
@@ -148,6 +149,16 @@ def decoder(resolve: Callable[[int, int], Any]) -> json.JSONDecoder:
     return json.JSONDecoder(object_hook=hook)
 
 
+def _decoded(decoder: json.JSONDecoder, data: bytes) -> Any:
+    """One shared value read back; a string (most of them) by the decoder's string scanner alone."""
+    text = data.decode("utf-8")
+    if text[:1] == '"':
+        found, end = scanstring(text, 1)
+        if end == len(text):
+            return found
+    return decoder.decode(text)
+
+
 class SharedFile:
     """shared.jsonl read a value at a time (one item, the inspector): one ``pread`` per reference."""
 
@@ -159,7 +170,7 @@ class SharedFile:
         data = os.pread(self.fd, length, offset)
         if len(data) != length:
             raise InputError(f"run {self.label}: {SHARED} is shorter than its items say; the run cannot be read")
-        return self.decoder.decode(data.decode("utf-8"))
+        return _decoded(self.decoder, data)
 
 
 class SharedBytes:
@@ -176,7 +187,7 @@ class SharedBytes:
             return known
         if offset + length > len(self.data):
             raise InputError(f"run {self.label}: {SHARED} is shorter than its items say; the run cannot be read")
-        found = self.decoder.decode(self.data[offset:offset + length].decode("utf-8"))
+        found = _decoded(self.decoder, self.data[offset:offset + length])
         if isinstance(found, str):  # lists and objects are made afresh: an item may change its own
             self._strings[offset] = found
         return found
