@@ -25,7 +25,8 @@ from typing import Any, Mapping, Sequence
 from engines.core import LENIENT, DataError, Item, Report, RunResults, Status, Table, TagType, Verdict, settings_to_json
 from engines.dedc.authors import AuthorsCheck, authors_check
 from engines.dedc.settings import DedcSettings
-from engines.dedc.parse import Call, Parsed, Term, parse_answer, parse_term
+from engines.dedc.substitution import TooLarge, canonical, expansions, substitute, substituted_form
+from engines.dedc.parse import Parsed, parse_answer, parse_term
 from engines.dedc.graph import build_graph, naming
 from engines.dedc.tags import tag, tag_errors
 from engines.papers import prompt_blind
@@ -33,74 +34,7 @@ from engines.parsing import ParseFailure
 from engines.reporting import accuracy_by, scored, status_counts, tag_table, wilson_interval
 
 DEFAULT_SETTINGS = DedcSettings()
-MAX_EXPR = 20_000  # characters of a substituted expression before we give up on it
-MAX_VARIANTS = 64
-MAX_DEPTH = 200  # nesting of a substituted expression (gold answers have 4)
 Condition = tuple[tuple[str, str], ...]  # a run's settings but ``primitives``, as sorted (name, repr) pairs
-
-
-class TooLarge(Exception):
-    pass
-
-
-# ----------------------------------------------------------------- substitution
-# Module functions, not nested ones calling themselves: such a closure is a reference cycle (garbage for the collector).
-
-
-def substitute(assignments: Sequence[Any]) -> Term | None:
-    """The single expression ``result`` stands for (A.4), token-aware; None without ``result``."""
-    store: dict[str, Term] = {}
-    for a in assignments:
-        store[a.target] = _substituted(a.value, store)
-    return store.get("result")
-
-
-def _substituted(term: Term, store: Mapping[str, Term]) -> Term:
-    if isinstance(term, str):
-        return store.get(term, term)
-    return Call(term.symbol, tuple(_substituted(a, store) for a in term.args))
-
-
-def render(term: Term) -> str:
-    """The paper's compact form ``f1(f0(all,attr_1,5),attr_2,7)`` (no spaces)."""
-    return canonical(term, frozenset())
-
-
-def canonical(term: Term, commutative: frozenset[str]) -> str:
-    """The compact form with the arguments of commutative calls sorted (none sorted: ``render``)."""
-    return _canonical(term, 0, commutative, {})
-
-
-def _canonical(t: Term, depth: int, commutative: frozenset[str], memo: dict[int, str]) -> str:
-    if isinstance(t, str):
-        return t
-    hit = memo.get(id(t))
-    if hit is None:
-        if depth > MAX_DEPTH:
-            raise TooLarge
-        parts = [_canonical(a, depth + 1, commutative, memo) for a in t.args]
-        if t.symbol in commutative and len(parts) == 2:
-            parts.sort()
-        hit = t.symbol + "(" + ",".join(parts) + ")"
-        if len(hit) > MAX_EXPR:
-            raise TooLarge
-        memo[id(t)] = hit
-    return hit
-
-
-def expansions(t: Term, commutative: frozenset[str]) -> list[str]:
-    """Every argument-swapped variant (A.4's 2^k final expressions), capped at MAX_VARIANTS."""
-    if isinstance(t, str):
-        return [t]
-    combos = [""]
-    for k, a in enumerate(t.args):
-        sep = "," if k else ""
-        combos = [c + sep + v for c in combos for v in expansions(a, commutative)][:MAX_VARIANTS]
-    out = [f"{t.symbol}({c})" for c in combos]
-    if t.symbol in commutative and len(t.args) == 2:
-        out += [f"{t.symbol}({b},{a})" for a in expansions(t.args[0], commutative)
-                for b in expansions(t.args[1], commutative)]
-    return list(dict.fromkeys(out))[:MAX_VARIANTS]
 
 
 @lru_cache(maxsize=1024)  # items in flight, at -j up to about 1,000: a run's memory, not its size
@@ -110,17 +44,25 @@ def _gold(answer: str, names: str, accepted: tuple[str, ...]) -> tuple[Any, ...]
     if isinstance(parsed, ParseFailure):
         raise DataError(f"malformed DEDC gold answer ({parsed.describe()}): {answer[:80]!r}")
     comm = naming(names).commutative
-    tree = substitute(parsed.assignments)
-    if tree is None:
+    shown = substituted_form(parsed.assignments, frozenset())
+    if shown is None:
         raise DataError(f"malformed DEDC gold answer (no 'result := ...'): {answer[:80]!r}")
-    form = canonical(tree, comm)  # without a commutative call: the one expansion
-    exps = expansions(tree, comm) if any(f"{symbol}(" in form for symbol in comm) else [form]
-    forms = {form: exps[0]}
+    if _calls_any(shown, comm) and (tree := substitute(parsed.assignments)) is not None:
+        exps = expansions(tree, comm)
+        forms = {canonical(tree, comm): exps[0]}
+    else:  # the one expansion, its own canonical form
+        exps = [shown]
+        forms = {shown: shown}
     for text in accepted:
         t = parse_term(text)
         if t is not None:
             forms.setdefault(canonical(t, comm), text)
     return parsed, build_graph(parsed.assignments, names), exps, forms
+
+
+def _calls_any(form: str, symbols: frozenset[str]) -> bool:
+    """Whether a compact form may call one of ``symbols`` (a false yes only costs the longer way)."""
+    return any(f"{symbol}(" in form for symbol in symbols)
 
 
 def gold_dag(item: Item, names: str) -> Any:
@@ -153,14 +95,13 @@ def check(parsed: Parsed, item: Item, names: str) -> Check:
     gold = item.gold
     _, _, exps, forms = _gold(str(gold.get("answer", "")), names, tuple(gold.get("accepted") or ()))
     comm = naming(names).commutative
-    tree = substitute(parsed.assignments)
-    if tree is None:
-        return Check(False, "", exps[0], "", "no 'result := ...' statement")
     try:
-        form = canonical(tree, comm)
-        shown = render(tree)
+        shown = substituted_form(parsed.assignments, frozenset())
+        form = substituted_form(parsed.assignments, comm) if shown is not None and _calls_any(shown, comm) else shown
     except TooLarge:
         return Check(False, "(expression too large)", exps[0], "", "substituted expression too large")
+    if shown is None:
+        return Check(False, "", exps[0], "", "no 'result := ...' statement")
     hit = forms.get(form)
     if hit is None:
         return Check(False, shown, exps[0], "")
