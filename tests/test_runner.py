@@ -196,6 +196,37 @@ async def test_a_backend_that_never_waits_still_lets_the_scorer_and_timers_run()
     store.close()
 
 
+@pytest.mark.parametrize("slice_s, between_every_two", [(0.0, True), (1e9, False)])
+async def test_the_scorer_yields_to_the_loop_once_its_slice_is_spent(monkeypatch, slice_s, between_every_two):
+    """Past ``SCORER_SLICE`` of scoring the scorer lets the loop turn (replies, next requests) before the next
+    item; within it, it scores what is queued back to back (a loop pass an item cost a fast engine 3%)."""
+    import sessions.run.runner as runner_module
+
+    monkeypatch.setattr(runner_module, "SCORER_SLICE", slice_s)
+    engine, settings, store = new_run(40)
+    events = []
+    original = engine.score
+
+    def score(item, outputs, settings, with_views=True, **_):
+        events.append("scored")
+        return original(item, outputs, settings, with_views)
+
+    async def ticker():
+        while True:
+            events.append("tick")
+            await asyncio.sleep(0)
+
+    engine.score = score
+    runner = Runner(store, engine, settings, FlakyBackend(), concurrency=8)
+    watcher = asyncio.create_task(ticker())
+    progress = await runner.run()
+    watcher.cancel()
+    assert progress.done == 40
+    pairs = list(zip(events, events[1:]))
+    assert (("scored", "scored") not in pairs) is between_every_two
+    store.close()
+
+
 async def test_a_run_whose_results_did_not_reach_the_disk_is_not_called_finished(monkeypatch):
     import sessions.store.results_log as log
     from sessions.store.runs import PersistError
