@@ -221,6 +221,17 @@ def test_a_plain_answer_reads_as_the_scanner_reads_it(parts, tail):
     assert plain is None or plain == parse._scanned_answer(text), text
 
 
+def test_a_short_reply_is_read_once_while_it_is_recent_and_a_long_one_every_time():
+    """The simulator's reading of a reply is the scorer's; a reading is immutable, so it is shared."""
+    from engines.dedc import parse
+
+    chatty = "Here you go: " + GOLD
+    assert parse_answer(chatty) is parse_answer(chatty) and parse_answer(chatty) == parse._scanned_answer(chatty)
+    long_reply = chatty + " " * parse.MAX_KEPT_TEXT
+    assert parse_answer(long_reply) is not parse_answer(long_reply)
+    assert parse_answer(long_reply) == parse._scanned_answer(long_reply)
+
+
 @pytest.mark.parametrize("text", [GOLD, LINES, LINES.replace(";", ""), "  " + GOLD.replace(" ", "   ") + "\n\n",
                                   "result := f1 (f0 (all, attr_395, 864), attr_777, 913);"])
 def test_plain_answers_skip_the_scanner_and_others_do_not(text):

@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 import string
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import accumulate
 from typing import Union
 
@@ -280,6 +281,16 @@ def parse_answer(text: str) -> Parsed | ParseFailure:
     """
     if not isinstance(text, str):
         text = "" if text is None else str(text)
+    return _read(text) if len(text) <= MAX_KEPT_TEXT else _plain_answer(text) or _scanned_answer(text)
+
+
+MAX_KEPT_TEXT = 1_000  # characters: a longer reply's reading is not kept (a dedc answer has a few hundred)
+
+
+@lru_cache(maxsize=256)  # about two readings an item in flight (-j 128), a megabyte or so whatever the run's size
+def _read(text: str) -> Parsed | ParseFailure:
+    """A short reply's reading, kept a while: the simulator reads the gold and the reply it makes, and the
+    scorer reads that reply again (often the gold's very text); the readings are immutable."""
     return _plain_answer(text) or _scanned_answer(text)
 
 
@@ -288,25 +299,28 @@ def parse_answer(text: str) -> Parsed | ParseFailure:
 # would: an atom value is followed by a blank, a ';' or the end, never by more of an atom.
 _ATOM_TEXT = r"-?[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*"
 _ON_LINE = r"[^\S\n]*"  # blanks that do not end the line
-_PLAIN_STATEMENT = (rf"([A-Za-z_][A-Za-z0-9_]*){_ON_LINE}:={_ON_LINE}({_ATOM_TEXT})"
-                    rf"(?:{_ON_LINE}\(\s*({_ATOM_TEXT}(?:\s*,\s*{_ATOM_TEXT})*)\s*\)|(?!{_ON_LINE}\()(?=[\s;]|\Z))")
-_PLAIN = re.compile(rf"[\s;]*(?:{_PLAIN_STATEMENT}[\s;]*)+")
-_PLAIN_STATEMENTS = re.compile(_PLAIN_STATEMENT)
+_PLAIN_STATEMENT = re.compile(
+    rf"([A-Za-z_][A-Za-z0-9_]*){_ON_LINE}:={_ON_LINE}({_ATOM_TEXT})"
+    rf"(?:{_ON_LINE}\(\s*({_ATOM_TEXT}(?:\s*,\s*{_ATOM_TEXT})*)\s*\)|(?!{_ON_LINE}\()(?=[\s;]|\Z))")
+_SEPARATORS = re.compile(r"[\s;]*")
 _ARGUMENT_COMMA = re.compile(r"\s*,\s*")
 
 
 def _plain_answer(text: str) -> Parsed | None:
     """A plain answer's reading (the one ``_scanned_answer`` gives it), found by regular expressions
-    alone at a third of the scanner's cost; None for any other text."""
-    if _PLAIN.fullmatch(text) is None:
-        return None
-    where = Positions(text)
+    alone at under a third of the scanner's cost; None for any other text."""
+    where = Positions(text) if "\n" in text else None  # one line: a statement's column is its offset + 1
     assignments = []
-    for statement in _PLAIN_STATEMENTS.finditer(text):
+    at = _SEPARATORS.match(text).end()  # type: ignore[union-attr]  # matches the empty string
+    while at < len(text):
+        statement = _PLAIN_STATEMENT.match(text, at)
+        if statement is None:
+            return None
         target, symbol, args = statement.group(1, 2, 3)
         value: Term = symbol if args is None else Call(symbol, tuple(_ARGUMENT_COMMA.split(args)))
-        assignments.append(Assignment(target, value, *where.line_col(statement.start())))
-    return Parsed(tuple(assignments))
+        assignments.append(Assignment(target, value, *(where.line_col(at) if where is not None else (1, at + 1))))
+        at = _SEPARATORS.match(text, statement.end()).end()  # type: ignore[union-attr]
+    return Parsed(tuple(assignments)) if assignments else None
 
 
 def _scanned_answer(text: str) -> Parsed | ParseFailure:
