@@ -306,12 +306,17 @@ _SEPARATORS = re.compile(r"[\s;]*")
 _ARGUMENT_COMMA = re.compile(r"\s*,\s*")
 
 
+def _past_separators(text: str, at: int) -> int:
+    separators = _SEPARATORS.match(text, at)
+    return separators.end() if separators is not None else at  # never None: the pattern matches ""
+
+
 def _plain_answer(text: str) -> Parsed | None:
     """A plain answer's reading (the one ``_scanned_answer`` gives it), found by regular expressions
     alone at under a third of the scanner's cost; None for any other text."""
     where = Positions(text) if "\n" in text else None  # one line: a statement's column is its offset + 1
     assignments = []
-    at = _SEPARATORS.match(text).end()  # type: ignore[union-attr]  # matches the empty string
+    at = _past_separators(text, 0)
     while at < len(text):
         statement = _PLAIN_STATEMENT.match(text, at)
         if statement is None:
@@ -319,7 +324,7 @@ def _plain_answer(text: str) -> Parsed | None:
         target, symbol, args = statement.group(1, 2, 3)
         value: Term = symbol if args is None else Call(symbol, tuple(_ARGUMENT_COMMA.split(args)))
         assignments.append(Assignment(target, value, *(where.line_col(at) if where is not None else (1, at + 1))))
-        at = _SEPARATORS.match(text, statement.end()).end()  # type: ignore[union-attr]
+        at = _past_separators(text, statement.end())
     return Parsed(tuple(assignments)) if assignments else None
 
 

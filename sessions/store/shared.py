@@ -28,7 +28,7 @@ import json
 import os
 import struct
 from array import array
-from json.decoder import scanstring
+from json.decoder import scanstring  # type: ignore[attr-defined]  # the C string scanner json.decoder exports; typeshed does not list it
 from json.encoder import encode_basestring
 from typing import IO, Any, Callable
 
