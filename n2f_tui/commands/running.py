@@ -77,8 +77,8 @@ def progress_line(label: str, p: Any) -> str:
 
 
 async def _bar(prepared: api.PreparedRun, task: Any) -> None:
-    """The rich progress bar, polled on a timer (a terminal); rich.progress is imported only here, for a
-    run shown on a terminal (a fifth of the command's imports)."""
+    """The rich progress bar, polled on a timer (a terminal); rich.progress is imported here, by the runs
+    that draw it, not by a quiet or piped one."""
     import asyncio
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
