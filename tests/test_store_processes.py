@@ -60,7 +60,10 @@ def reference_report(args: list[str], name: str) -> dict:
 def test_readers_during_a_run_lose_nothing():
     """Another process writes the run while this one reads it (the readers run here, through the CLI's main)."""
     args = ["run", "dedc", "-s", "repeat=10", "--seed", "3"]
-    writer = subprocess.Popen(n2f_cmd(*args, "-m", "sim:latency=0.002", "-j", "16", "--name", "raced", "-q"),
+    # the replies' latency, not the machine's speed, sets how long the run goes on after its folder appears: at
+    # 20 ms and -j 16, about 4 s for 3,230 items, several rounds of the readers (at 2 ms the run got shorter than
+    # one round once scoring got faster, and the readers only ever saw the items being generated)
+    writer = subprocess.Popen(n2f_cmd(*args, "-m", "sim:latency=0.02", "-j", "16", "--name", "raced", "-q"),
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     reads = {"show": 0, "report": 0, "runs": 0}
     failures = []
