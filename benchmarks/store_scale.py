@@ -22,6 +22,8 @@ For each size, in a fresh N2F_HOME, the median (and range) of REPEATS fresh proc
            a copy costs
   runs     ``n2f runs`` in a store holding 20 runs of SIZE items (copies of the run under new
            ids, their files hard links): wall time, CPU and peak RSS
+  agreement ``n2f agreement big --json`` once the run has a 500-item study labelled blind by three
+           annotators (``benchmarks/agreement_open.py``'s labels): wall time, CPU and peak RSS
   store    the run folder's files on disk
 
 Peak RSS is the child's own maximum resident set and CPU its user + system time (``wait4``),
@@ -147,6 +149,11 @@ def measure_size(size: int, repeats: int) -> dict[str, object]:
         for k in range(COPIES):
             copy_run(big, f"dedc-copy{k:02d}-{big.name}", f"copy{k}").rename(store / f"dedc-copy{k:02d}")
         figures["runs"] = reader(n2f("runs"), {**env, "N2F_HOME": str(Path(many, "home"))}, repeats)
+        subprocess.run(n2f("study", "create", "big", "--size", "500", "--seed", "0", "--stratify", "tag"), env=env,
+                       check=True, capture_output=True, cwd=ROOT)
+        subprocess.run([sys.executable, "-c", f"import agreement_open; agreement_open.label({home!r})"], env=env,
+                       check=True, cwd=ROOT / "benchmarks")
+        figures["agreement"] = reader(n2f("agreement", "big", "--json"), env, repeats)
     return figures
 
 
@@ -159,7 +166,7 @@ def print_figures(figures: dict) -> None:
     print(f"           CPU {summary(opened['cpu'], 's')}; peak RSS {summary(opened['rss'], 'MB', digits=0)}")
     moves = figures["next_ms"]
     print(f"  next     median {statistics.median(moves):.1f} ms, max {max(moves):.1f} ms over {len(moves)} moves")
-    for name in ("show", "export", "report", "report1", "runs"):
+    for name in ("show", "export", "report", "report1", "runs", "agreement"):
         f = figures[name]
         print(f"  {name:<8} {summary(f['s'], 's')}; CPU {summary(f['cpu'], 's')}; peak RSS {summary(f['rss'], 'MB', digits=0)}")
     first = figures["first"]

@@ -10,6 +10,7 @@ from sessions.study.agreement import agreement_report
 from sessions.study.statistics import cohen_kappa
 from sessions.api import prepare_run
 from sessions.store.runs import RunStore
+from sessions.study.labels import run_labels, store_labels
 
 
 def test_kappa_matches_the_textbook_example():
@@ -29,16 +30,17 @@ def test_kappa_edge_cases():
     assert cohen_kappa(0, 1, 0, 3) == 0.0  # one rater constant: no agreement beyond chance
 
 
-def annotated_run():
+def annotated_run(unannotated: int = 0):
+    """Six items annotated by hand, then ``unannotated`` results nobody looked at."""
     engine = get_engine("dedc")
     settings = parse_settings(engine.settings_type, [])
-    items = engine.items(settings, 0)[:6]
+    items = engine.items(settings, 0)[:6 + unannotated]
     store = RunStore.create(engine="dedc", settings={}, seed=0, model="sim", backend={}, items=items,
                             templates=engine.templates(settings), concurrency=1)
     store.acquire()
-    auto = [["omission"], ["omission", "redundancy"], [], ["primitive_confusion"], ["omission"], []]
+    auto = [["omission"], ["omission", "redundancy"], [], ["primitive_confusion"], ["omission"], []] + [[]] * unannotated
     for index, codes in enumerate(auto):
-        status = "error" if index == 5 else "wrong" if codes else "correct"
+        status = "error" if index == 5 else "wrong" if codes or index > 5 else "correct"
         store.add_result(index, {"id": items[index].id, "index": index, "status": status,
                                  "scores": {"correct": float(status == "correct")},
                                  "tags": [{"code": c, "label": c, "evidence": "", "source": "auto"} for c in codes],
@@ -56,6 +58,48 @@ def annotated_run():
     notes.add(ids[5], "reviewed")  # infrastructure error: no automatic judgement to agree with
     notes.close()
     return store, ids
+
+
+class CountedSummaries(dict):
+    """A run's summaries that count the ones read: a whole walk over them would read every one."""
+
+    def __init__(self, summaries):
+        super().__init__(summaries)
+        self.read = 0
+
+    def get(self, key, default=None):
+        self.read += key in self
+        return super().get(key, default)
+
+    def __getitem__(self, key):
+        self.read += 1
+        return super().__getitem__(key)
+
+    def items(self):
+        self.read += len(self)
+        return super().items()
+
+    def values(self):
+        self.read += len(self)
+        return super().values()
+
+    def __iter__(self):
+        self.read += len(self)
+        return super().__iter__()
+
+
+def test_labels_read_the_summaries_of_the_annotated_items_alone():
+    store, ids = annotated_run(unannotated=30)
+    summaries = store.summaries()
+    counted = CountedSummaries(summaries)
+    labels = store_labels(store, counted)
+    assert counted.read == 6  # of 36 results
+    every = {ids[index]: summary.get("tags", []) for index, summary in summaries.items()}
+    log = store.annotations()
+    assert labels == run_labels(log, every, ids)  # what reading every summary gives
+    log.close()
+    assert list(labels.items) == ids[:6] and labels.items[ids[1]].auto == {"omission", "redundancy"}
+    assert store_labels(store).items == labels.items  # the summaries read by the call itself
 
 
 def test_agreement_on_a_hand_annotated_run():

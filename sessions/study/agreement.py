@@ -31,7 +31,7 @@ from typing import Any, Callable, Mapping, Sequence
 from engines.core import UNJUDGED, Status
 from sessions.store.results import run_settings
 from sessions.errors import InputError
-from sessions.study.labels import RunLabels, store_labels
+from sessions.study.labels import RunLabels, labels_and_summaries
 from sessions.store.fingerprint import forced_events
 from sessions.study.reliability import AlphaFigure, label_alphas
 from sessions.study.statistics import (DRAWS, KAPPA_UNDEFINED, Interval, Resampler, cohen_kappa, disagreeing_pairs,
@@ -223,10 +223,8 @@ def agreement_report(store: RunStore, annotators: Sequence[str] | None = None, a
     """Everything ``A`` and ``n2f agreement`` show, read from the store once."""
     engine, _ = run_settings(store)
     taxonomy = {t.code: t.label for t in engine.taxonomy()}
-    summaries = store.summaries()
-    labels = store_labels(store, summaries)
-    ids = store.item_ids()
-    statuses = {ids[i]: s.get("status", "error") for i, s in summaries.items()}
+    labels, annotated = labels_and_summaries(store)
+    statuses = {item_id: summary.get("status", "error") for item_id, summary in annotated.items()}
     chosen = list(annotators) if annotators else labels.annotators
     for name in chosen + ([against] if against else []):
         if name not in labels.annotators:
