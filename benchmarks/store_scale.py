@@ -22,6 +22,8 @@ For each size, in a fresh N2F_HOME, the median (and range) of REPEATS fresh proc
            a copy costs
   runs     ``n2f runs`` in a store holding 20 runs of SIZE items (copies of the run under new
            ids, their files hard links): wall time, CPU and peak RSS
+  home     the inspector's home screen on that store until every run's row shows its figures
+           (benchmarks/tui_open.py's probe): time (imports not counted), CPU and peak RSS
   agreement ``n2f agreement big --json`` once the run has a 500-item study labelled blind by three
            annotators (``benchmarks/agreement_open.py``'s labels): wall time, CPU and peak RSS
   store    the run folder's files on disk
@@ -148,7 +150,11 @@ def measure_size(size: int, repeats: int) -> dict[str, object]:
         store.mkdir(parents=True)
         for k in range(COPIES):
             copy_run(big, f"dedc-copy{k:02d}-{big.name}", f"copy{k}").rename(store / f"dedc-copy{k:02d}")
-        figures["runs"] = reader(n2f("runs"), {**env, "N2F_HOME": str(Path(many, "home"))}, repeats)
+        copies_env = {**env, "N2F_HOME": str(Path(many, "home"))}
+        figures["runs"] = reader(n2f("runs"), copies_env, repeats)
+        homes = [timed([*probe, "home"], copies_env) for _ in range(repeats)]
+        figures["home"] = {"s": [json.loads(h[3].strip().splitlines()[-1])["home"] for h in homes],
+                           "cpu": [h[1] for h in homes], "rss": [h[2] for h in homes]}
         subprocess.run(n2f("study", "create", "big", "--size", "500", "--seed", "0", "--stratify", "tag"), env=env,
                        check=True, capture_output=True, cwd=ROOT)
         subprocess.run([sys.executable, "-c", f"import agreement_open; agreement_open.label({home!r})"], env=env,
@@ -166,7 +172,7 @@ def print_figures(figures: dict) -> None:
     print(f"           CPU {summary(opened['cpu'], 's')}; peak RSS {summary(opened['rss'], 'MB', digits=0)}")
     moves = figures["next_ms"]
     print(f"  next     median {statistics.median(moves):.1f} ms, max {max(moves):.1f} ms over {len(moves)} moves")
-    for name in ("show", "export", "report", "report1", "runs", "agreement"):
+    for name in ("show", "export", "report", "report1", "runs", "home", "agreement"):
         f = figures[name]
         print(f"  {name:<8} {summary(f['s'], 's')}; CPU {summary(f['cpu'], 's')}; peak RSS {summary(f['rss'], 'MB', digits=0)}")
     first = figures["first"]

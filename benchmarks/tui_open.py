@@ -111,6 +111,23 @@ async def open_once() -> float:
     return elapsed
 
 
+async def home_once() -> float:
+    """From starting the app on the home screen to every run's row showing its figures (read from each
+    run's summary in a thread)."""
+    from n2f_tui.app import N2FApp
+    from n2f_tui.screens.home import HomeScreen
+    from sessions.store.runs import iter_runs
+
+    runs = {store.id for store in iter_runs()}
+    app = N2FApp(demo=False)
+    t0 = time.perf_counter()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: isinstance(app.screen, HomeScreen) and runs <= set(app.screen.summaries))
+        await pilot.pause()  # the rows updated from them painted
+        elapsed = time.perf_counter() - t0
+    return elapsed
+
+
 async def key_latency(app, probe, shows, key: str = "j", views_probe=None, views_updates=None):
     """Key to the detail's output pane painted for the new item (and to the views pane, if probed).
 
@@ -193,6 +210,8 @@ def child(what: str) -> None:
     imported = time.perf_counter() - t0
     if what == "open":
         print(json.dumps({"import": imported, "open": asyncio.run(open_once())}))
+    elif what == "home":
+        print(json.dumps({"import": imported, "home": asyncio.run(home_once())}))
     elif what == "next":
         print(json.dumps({"moves": asyncio.run(next_item())}))
     else:
