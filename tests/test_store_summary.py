@@ -253,21 +253,28 @@ async def test_the_inspectors_state_takes_its_reading_once_and_keeps_its_counts(
     assert shown() == direct() and state.counts()["pending"] == 0
 
 
-async def test_the_header_metrics_of_a_run_that_will_not_change_hold_no_result_after_the_call():
-    """A finished run's figures are made and let go (``keep=False``): the same metrics as a kept cache
-    gives, the cache left empty (it held every item's result for the screen's life); a run going on
-    keeps its cache for the next call. The run screen keeps it while a job or another process writes."""
+async def test_the_header_metrics_of_a_run_that_will_not_change_are_its_kept_reports(monkeypatch):
+    """A finished run's header shows its report's metrics, read from the run's kept report (made and kept
+    by the first reader), no result held: the same figures as a cache over every result gives; a run
+    going on keeps its cache for the next call. The run screen keeps it while a job or another process writes."""
     from n2f_tui import run_metrics
     from n2f_tui.state import RunState
+    from sessions.reports import kept_report
     from sessions.reports.report import build_report
     from tui_support import make_run
 
     run = await make_run("metrics-once", limit=30)
+    (RunStore.open(run).folder / kept_report.KEPT_REPORT).unlink(missing_ok=True)
     state = RunState(RunStore.open(run))
     kept: dict = {}
-    metrics = run_metrics.engine_metrics(state, kept)
+    metrics = run_metrics.header_metrics(state, kept, going_on=True)
     assert len(kept) == 30
-    held = dict(kept)
-    assert run_metrics.engine_metrics(state, kept, keep=False) == metrics and kept == {}
-    assert run_metrics.engine_metrics(state, held) == metrics and len(held) == 30
+    assert run_metrics.header_metrics(state, kept, going_on=False) == metrics and kept == {}
+    assert (state.store.folder / kept_report.KEPT_REPORT).exists()  # the first reader kept them
+
+    def no_results(*args, **kwargs):
+        raise AssertionError("the kept figures are read, not the results")
+
+    monkeypatch.setattr("sessions.study.final_tags.load_results", no_results)
+    assert run_metrics.header_metrics(state, kept, going_on=False) == metrics and kept == {}
     assert metrics == build_report(RunStore.open(run))[0].metrics  # the report's own figures

@@ -33,6 +33,7 @@ async def test_a_slow_solver_check_never_holds_a_key(monkeypatch):
         screen = app.screen
         detail = screen.query_one(DetailView)
         await detail_shown(pilot, screen)
+        await until(pilot, lambda: screen.metrics)  # the header's report (which reads the log once) is in
         opened.clear()
         slow_id.append(screen.state.ids[1])
         await pilot.press("j")  # onto the slow item: drawn from what is stored, its re-scoring waits

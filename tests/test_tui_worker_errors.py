@@ -88,7 +88,7 @@ async def test_the_run_screens_detail_worker(monkeypatch):
 
 
 async def test_the_run_screens_metrics_worker(monkeypatch):
-    monkeypatch.setattr("n2f_tui.screens.run_live.engine_metrics", injected)
+    monkeypatch.setattr("n2f_tui.screens.run_live.header_metrics", injected)
     async with inspector("done") as (app, pilot):
         await shown(app, pilot, "live metrics", RunScreen)
         # and the header says so, once the worker has handed its figures over (just after the log entry)

@@ -12,7 +12,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from engines.core import ItemResult
-from n2f_tui.run_metrics import engine_metrics
+from n2f_tui.run_metrics import header_metrics
 from n2f_tui.screens.dialogs import ConfirmDialog
 from n2f_tui.screens.run_parts import RunScreenParts
 from n2f_tui.widgets.detail import DetailView
@@ -131,7 +131,7 @@ class LiveRunActions(RunScreenParts):
         started = self._metrics_at = time.monotonic()
         try:
             going_on = self.job is not None or self.state.store.meta.get("status") == "running"
-            metrics = engine_metrics(self.state, self._metrics_cache, keep=going_on) if self.state.records else {}
+            metrics = header_metrics(self.state, self._metrics_cache, going_on) if self.state.records else {}
         except Exception as exc:  # an engine bug must not take the screen down
             metrics = {"report error": str(exc)[:60]}
             report_error_from_thread(self, "live metrics", exc)
