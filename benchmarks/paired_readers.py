@@ -8,8 +8,8 @@ halfway, as ``store_scale`` makes them) sit in two homes, and each pair is the s
 process then the big run's, whole processes: the median of the per-pair ratios, and each
 ratio, is printed for
 
-  open     the inspector until the first item's detail is painted (``tui_open.py``'s probe):
-           time to first paint, CPU, peak RSS
+  open     the inspector until the first item's detail is painted and the header's metrics are
+           in (``tui_open.py``'s probe): time to first paint, to the metrics, CPU, peak RSS
   report   ``n2f report half`` with the run's kept report (as a stopped run leaves it)
   report1  the same without it (a run killed halfway, or changed since its last report)
 
@@ -32,7 +32,7 @@ from typing import Callable
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from store_scale import DEDC_ITEMS, KEPT_REPORT, ROOT, copy_run, n2f, run_folder, timed  # noqa: E402
 
-Measure = Callable[[str], tuple[float, float, float]]  # home -> (seconds, CPU seconds, peak RSS MB)
+Measure = Callable[[str], tuple[float, ...]]  # home -> (seconds..., CPU seconds, peak RSS MB)
 
 
 def make_home(home: str, size: int) -> None:
@@ -49,17 +49,18 @@ def environment(home: str) -> dict[str, str]:
     return {**env, "N2F_HOME": home}
 
 
-def opened(home: str) -> tuple[float, float, float]:
+def opened(home: str) -> tuple[float, ...]:
     _, cpu, rss, out = timed([sys.executable, str(ROOT / "benchmarks" / "tui_open.py"), "--child", "open"],
                              environment(home))
-    return json.loads(out.strip().splitlines()[-1])["open"], cpu, rss
+    probe = json.loads(out.strip().splitlines()[-1])
+    return probe["open"], probe["metrics"], cpu, rss
 
 
-def reported(home: str) -> tuple[float, float, float]:
+def reported(home: str) -> tuple[float, ...]:
     return timed(n2f("report", "half"), environment(home))[:3]
 
 
-def reported_first(home: str) -> tuple[float, float, float]:
+def reported_first(home: str) -> tuple[float, ...]:
     (run_folder(home, "half") / KEPT_REPORT).unlink(missing_ok=True)
     return reported(home)
 
@@ -84,7 +85,7 @@ def main() -> None:
         make_home(small, args.small)
         make_home(big, args.big)
         print(f"== {args.big:,} items against {args.small:,}, {args.pairs} pairs (big, against small)")
-        paired("open", opened, small, big, args.pairs, ("first paint", "CPU s", "peak RSS MB"))
+        paired("open", opened, small, big, args.pairs, ("first paint", "metrics in", "CPU s", "peak RSS MB"))
         paired("report", reported, small, big, args.pairs, ("s", "CPU s", "peak RSS MB"))
         paired("report1", reported_first, small, big, args.pairs, ("s", "CPU s", "peak RSS MB"))
 

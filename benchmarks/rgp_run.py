@@ -1,6 +1,7 @@
 """rgp timings and CPU: the sandbox on one program's 16 samples, and whole `n2f run rgp` processes.
 
 Usage: python benchmarks/rgp_run.py [BATCHES] [RUNS] [ITEMS]
+       python benchmarks/rgp_run.py --against CHECKOUT [--pairs K] [--sim-items ITEMS]
 
 1. Sandboxed execution of one per-component program on its 16 inputs (concurrently,
    through ``Sandbox.run_all``), median wall time of BATCHES batches after a warm-up, with
@@ -13,10 +14,19 @@ Usage: python benchmarks/rgp_run.py [BATCHES] [RUNS] [ITEMS]
 3. Whole-process wall time of ``n2f run rgp -m sim -s dataset=<the official folder>``
    (all 180 official instances) and of ``n2f run rgp -m oracle`` (180 generated), median
    of RUNS runs, with their CPU per item.
+
+With ``--against``: CPU per item of this checkout and of another one (a ``git worktree`` of
+an older commit, say), as in 2. (ITEMS 40 by default), in K interleaved pairs (the order
+alternating), each side's per item being (CPU of ``-n ITEMS`` - CPU of ``-n 1``) /
+(ITEMS - 1), so that start-up is not counted. Each side runs its own code (``PYTHONPATH``
+and working folder its checkout, bytecode written as an installed package has it) and so
+its own sandbox server. Prints each pair, the medians and the median of the pairs' ratios
+(other / this).
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import os
@@ -114,6 +124,38 @@ def n2f_run_cpu(args: list[str]) -> tuple[float, float, int]:
     return wall, cpu, int(json.loads(result.stdout)["n"])
 
 
+def checkout_cpu(checkout: Path, items: int) -> float:
+    """CPU seconds (the process and all it waited for) of one fresh ``n2f run rgp -m sim -n ITEMS`` of ``checkout``."""
+    with tempfile.TemporaryDirectory() as home:
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        proc = subprocess.Popen([sys.executable, "-m", "n2f_tui", "run", "rgp", "-m", "sim", "-n", str(items), "-q"],
+                                cwd=checkout, env={**env, "N2F_HOME": home, "PYTHONPATH": str(checkout)},
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(proc.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"n2f run rgp in {checkout} failed with status {os.waitstatus_to_exitcode(status)}")
+    return usage.ru_utime + usage.ru_stime
+
+
+def paired(other: Path, pairs: int, items: int) -> None:
+    """CPU per item of this checkout against ``other``, in interleaved pairs."""
+    sides = [ROOT, other.resolve()]
+    for side in sides:  # a first run of each writes its bytecode
+        checkout_cpu(side, 1)
+    mine, theirs, ratios = [], [], []
+    for k in range(pairs):
+        per_item = {}
+        for side in sides if k % 2 == 0 else sides[::-1]:
+            per_item[side] = 1000 * (checkout_cpu(side, items) - checkout_cpu(side, 1)) / (items - 1)
+        mine.append(per_item[sides[0]])
+        theirs.append(per_item[sides[1]])
+        ratios.append(theirs[-1] / mine[-1])
+        print(f"pair {k + 1}: this {mine[-1]:.1f} ms, other {theirs[-1]:.1f} ms per item: {ratios[-1]:.2f}x", flush=True)
+    print(f"CPU per item (main process plus sandbox), median of {pairs}: this checkout {statistics.median(mine):.1f} ms, "
+          f"{other} {statistics.median(theirs):.1f} ms; paired median {statistics.median(ratios):.2f}x "
+          f"(pairs {min(ratios):.2f}x-{max(ratios):.2f}x)")
+
+
 def whole_runs(label: str, args: list[str], runs: int) -> None:
     measured = [n2f_run_cpu(args) for _ in range(runs)]
     for wall, cpu, n in measured:
@@ -124,17 +166,25 @@ def whole_runs(label: str, args: list[str], runs: int) -> None:
 
 
 def main() -> None:
-    batches = int(sys.argv[1]) if len(sys.argv) > 1 else 30
-    runs = int(sys.argv[2]) if len(sys.argv) > 2 else 3
-    items = int(sys.argv[3]) if len(sys.argv) > 3 else 30
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("batches", nargs="?", type=int, default=30)
+    parser.add_argument("runs", nargs="?", type=int, default=3)
+    parser.add_argument("items", nargs="?", type=int, default=30)
+    parser.add_argument("--against", type=Path, help="another checkout: CPU per item of both, in pairs, nothing else")
+    parser.add_argument("--pairs", type=int, default=5, help="with --against: how many pairs")
+    parser.add_argument("--sim-items", type=int, default=40, help="with --against: the items of each sim run")
+    args = parser.parse_args()
     print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()[0]:.2f}")
-    median, cpu, faults, level = sandbox_batches(batches)
-    print(f"sandbox, 16 runs of one program: median {1000 * median:.1f} ms of {batches} batches, "
+    if args.against is not None:
+        paired(args.against, args.pairs, args.sim_items)
+        return
+    median, cpu, faults, level = sandbox_batches(args.batches)
+    print(f"sandbox, 16 runs of one program: median {1000 * median:.1f} ms of {args.batches} batches, "
           f"{1000 * cpu:.1f} ms CPU and {faults / 16:.0f} page faults a run (server and runs)  [{level}]")
-    print(f"fresh python -I per run, no isolation: median {1000 * fresh_processes(max(3, batches // 5)):.1f} ms")
-    whole_runs(f"sim, {items} generated instances", ["-m", "sim", "-n", str(items)], runs)
-    whole_runs("sim, 180 official instances", ["-m", "sim", "-s", f"dataset={DATA}"], runs)
-    whole_runs("oracle, 180 generated instances", ["-m", "oracle"], runs)
+    print(f"fresh python -I per run, no isolation: median {1000 * fresh_processes(max(3, args.batches // 5)):.1f} ms")
+    whole_runs(f"sim, {args.items} generated instances", ["-m", "sim", "-n", str(args.items)], args.runs)
+    whole_runs("sim, 180 official instances", ["-m", "sim", "-s", f"dataset={DATA}"], args.runs)
+    whole_runs("oracle, 180 generated instances", ["-m", "oracle"], args.runs)
 
 
 if __name__ == "__main__":

@@ -5,8 +5,8 @@ Usage: python benchmarks/store_scale.py [--sizes 3230,32300,100000] [--repeats 3
 For each size, in a fresh N2F_HOME, the median (and range) of REPEATS fresh processes of:
   run      ``n2f run dedc -s repeat=R -n SIZE -m sim -q``: wall time, items/s, peak RSS
   open     the inspector on the run until the list and the first item's detail are painted
-           (benchmarks/tui_open.py's probe): time to first paint (imports not counted),
-           and the probe process's CPU and peak RSS
+           (benchmarks/tui_open.py's probe): time to first paint (imports not counted), time
+           to the header's metrics in, and the probe process's CPU and peak RSS (to the metrics)
   next     ``j`` to the next item's detail painted: median over 40 moves in one app
   show     ``n2f show big 1``: wall time, CPU and peak RSS
   export   ``n2f export big --format jsonl -o FILE``: wall time, CPU and peak RSS
@@ -129,6 +129,7 @@ def measure_size(size: int, repeats: int) -> dict[str, object]:
         probe = [sys.executable, str(ROOT / "benchmarks" / "tui_open.py"), "--child"]
         opens = [timed([*probe, "open"], env) for _ in range(repeats)]
         figures["open"] = {"s": [json.loads(o[3].strip().splitlines()[-1])["open"] for o in opens],
+                           "metrics_s": [json.loads(o[3].strip().splitlines()[-1])["metrics"] for o in opens],
                            "cpu": [o[1] for o in opens], "rss": [o[2] for o in opens]}
         moves = json.loads(timed([*probe, "next"], env)[3].strip().splitlines()[-1])["moves"]
         figures["next_ms"] = [1000 * pair[0] for pair in moves]
@@ -168,7 +169,8 @@ def print_figures(figures: dict) -> None:
     print(f"  run      {summary(figures['run_s'], 's')}; peak RSS {summary(figures['run_rss_mb'], 'MB', digits=0)}")
     print(f"           {summary(figures['items_per_s'], 'items/s', digits=0)}")
     opened = figures["open"]
-    print(f"  open     first paint {summary(opened['s'], 's', digits=3)}")
+    print(f"  open     first paint {summary(opened['s'], 's', digits=3)}; "
+          f"header's metrics in {summary(opened['metrics_s'], 's', digits=3)}")
     print(f"           CPU {summary(opened['cpu'], 's')}; peak RSS {summary(opened['rss'], 'MB', digits=0)}")
     moves = figures["next_ms"]
     print(f"  next     median {statistics.median(moves):.1f} ms, max {max(moves):.1f} ms over {len(moves)} moves")
