@@ -123,10 +123,11 @@ def labels_and_summaries(store: RunStore, summaries: Mapping[int, Mapping[str, A
     log = store.annotations()
     try:
         places = annotated_places(store, annotated_items(log))
-        if summaries is None and places:
-            summaries = store.summaries()
+        if not places:
+            return run_labels(log, {}, ()), {}
+        summaries = store.summaries() if summaries is None else summaries
         annotated = {item_id: summary for item_id, index in places.items()
-                     if summaries is not None and (summary := summaries.get(index)) is not None}
+                     if (summary := summaries.get(index)) is not None}
         return run_labels(log, {item_id: s.get("tags", []) for item_id, s in annotated.items()}, places), annotated
     finally:
         log.close()
@@ -135,8 +136,8 @@ def labels_and_summaries(store: RunStore, summaries: Mapping[int, Mapping[str, A
 def annotated_places(store: RunStore, annotated: Iterable[str]) -> dict[str, int]:
     """Each annotated item's index, in run order (an id the run does not have is left out).
 
-    One look at each id and none at any result: a report on 100,000 items made a dict of
-    every item's tags and status, 0.5 s and 20 MB, for the few that people annotated."""
+    One look at each id and none at any result: ``n2f agreement`` on 100,000 items made a dict
+    of every item's tags and another of every status (0.4 s and 23 MB) for the few people annotated."""
     wanted = set(annotated)
     if not wanted:
         return {}
