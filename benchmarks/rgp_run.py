@@ -113,40 +113,33 @@ def fresh_processes(batches: int) -> float:
     return statistics.median(asyncio.run(measure()))
 
 
-def n2f_run_cpu(args: list[str]) -> tuple[float, float, int]:
-    """Wall seconds, CPU seconds (the process and all it waited for) and items of one fresh `n2f run rgp`."""
+def n2f_run_cpu(args: list[str], checkout: Path = ROOT) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds (the process and all it waited for) and items of one fresh `n2f run rgp` of
+    ``checkout`` (its own code and sandbox server: ``PYTHONPATH`` and working folder), its bytecode written
+    as an installed package has it."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     with tempfile.TemporaryDirectory() as home:
         before, start = children_cpu(), time.perf_counter()
         result = subprocess.run([sys.executable, "-m", "n2f_tui", "run", "rgp", *args, "--json", "-q"],
-                                capture_output=True, text=True, env={**os.environ, "N2F_HOME": home}, check=True,
-                                cwd=ROOT)
+                                capture_output=True, text=True, check=True, cwd=checkout,
+                                env={**env, "N2F_HOME": home, "PYTHONPATH": str(checkout)})
         wall, cpu = time.perf_counter() - start, children_cpu() - before
     return wall, cpu, int(json.loads(result.stdout)["n"])
-
-
-def checkout_cpu(checkout: Path, items: int) -> float:
-    """CPU seconds (the process and all it waited for) of one fresh ``n2f run rgp -m sim -n ITEMS`` of ``checkout``."""
-    with tempfile.TemporaryDirectory() as home:
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        proc = subprocess.Popen([sys.executable, "-m", "n2f_tui", "run", "rgp", "-m", "sim", "-n", str(items), "-q"],
-                                cwd=checkout, env={**env, "N2F_HOME": home, "PYTHONPATH": str(checkout)},
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        _, status, usage = os.wait4(proc.pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"n2f run rgp in {checkout} failed with status {os.waitstatus_to_exitcode(status)}")
-    return usage.ru_utime + usage.ru_stime
 
 
 def paired(other: Path, pairs: int, items: int) -> None:
     """CPU per item of this checkout against ``other``, in interleaved pairs."""
     sides = [ROOT, other.resolve()]
+    def cpu(side: Path, items: int) -> float:
+        return n2f_run_cpu(["-m", "sim", "-n", str(items)], side)[1]
+
     for side in sides:  # a first run of each writes its bytecode
-        checkout_cpu(side, 1)
+        cpu(side, 1)
     mine, theirs, ratios = [], [], []
     for k in range(pairs):
         per_item = {}
         for side in sides if k % 2 == 0 else sides[::-1]:
-            per_item[side] = 1000 * (checkout_cpu(side, items) - checkout_cpu(side, 1)) / (items - 1)
+            per_item[side] = 1000 * (cpu(side, items) - cpu(side, 1)) / (items - 1)
         mine.append(per_item[sides[0]])
         theirs.append(per_item[sides[1]])
         ratios.append(theirs[-1] / mine[-1])
