@@ -29,6 +29,7 @@ from engines.core import (LENIENT, SCORER_ERROR, STRICT, UNJUDGED, EngineError, 
                           SettingsError, SimOptions, Status, Step, Tag, TagType, Verdict, View)
 from engines.papers import PaperRecord
 from engines.parsing import shorten
+from engines.reporting import counted, keep, status_counts
 from engines.taxonomy import UNPARSEABLE
 
 
@@ -86,6 +87,10 @@ class EngineParts(Generic[S]):
     oracle: Callable[[Item], str] | None = None
     metrics: Sequence[Metric] = ()  # how reports label its metrics (views.METRICS); unnamed ones show plainly
     paper: PaperRecord | None = None  # the paper's published figures (paper.PAPER); None: the engine has none
+    # the item meta keys ``aggregate`` (and the paper record) read, when those and each result's status, scores and
+    # tag codes are all it reads: its results then come to it as rows of equal results (``engines.report_rows``).
+    # None: it reads more (item ids, replies, tool results), and gets every item's own result
+    report_keys: tuple[str, ...] | None = None
 
 
 class Engine(ABC, Generic[S]):
@@ -146,6 +151,12 @@ class Engine(ABC, Generic[S]):
         """The engine's own verdict on one item's outputs, read as ``settings.extract`` says."""
         return self.parts.score_item(item, outputs, settings, with_views)
 
+    def report_meta(self, item: Item) -> dict[str, Any] | None:
+        """What the report reads of ``item``'s meta (``EngineParts.report_keys``), kept with its result so
+        that a report reads no item; None for an engine whose report reads whole results."""
+        keys = self.parts.report_keys
+        return None if keys is None else {key: item.meta[key] for key in keys if key in item.meta}
+
     def taxonomy(self) -> list[TagType]:
         """The engine's own error taxonomy (what its simulator can inject); the shared reply
         tags are ``engines.replies.TAXONOMY``."""
@@ -164,9 +175,9 @@ class Engine(ABC, Generic[S]):
     def report(self, run: RunResults, against: Sequence[RunResults] = ()) -> Report:
         """The run in the paper's tables and the headline metrics, saying how replies were read
         (``with_extraction`` says it for an engine whose tables do not)."""
-        failed = sum(r.status == SCORER_ERROR for r in run.results)
+        failed = status_counts(run.results)[SCORER_ERROR]
         if failed:  # no scores to aggregate: counted apart, in the report's counts and this note
-            run = dataclasses.replace(run, results=[r for r in run.results if r.status != SCORER_ERROR])
+            run = dataclasses.replace(run, results=keep(run.results, lambda r: r.status != SCORER_ERROR))
         report = with_extraction(self.parts.aggregate(run, against, self.taxonomy()), run)
         if failed:
             report.notes.append(f"{failed} item(s) in status {SCORER_ERROR} (the scorer failed on their replies) are "
@@ -320,9 +331,9 @@ def with_extraction(report: Report, run: RunResults) -> Report:
     if mode == STRICT:
         report.notes.append("extract=strict: replies are read as the paper's authors read them")
         return report
-    judged = [r for r in run.results if r.status not in UNJUDGED]
-    lenient = [r.scores.get("lenient_correct", float(r.status == "correct")) for r in judged]
-    report.metrics["lenient_accuracy"] = sum(lenient) / len(lenient) if lenient else 0.0
+    judged = keep(run.results, lambda r: r.status not in UNJUDGED)
+    lenient = sum(n * r.scores.get("lenient_correct", float(r.status == "correct")) for r, n in counted(judged))
+    report.metrics["lenient_accuracy"] = lenient / len(judged) if judged else 0.0
     report.notes.append("extract=lenient: lenient_accuracy also reads answers set off from prose; statuses and "
                         "the paper's metrics count the strict reading")
     return report

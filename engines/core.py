@@ -265,7 +265,7 @@ class RunResults:
     name: str
     model: str
     settings: Any
-    results: list[ItemResult]
+    results: Sequence[ItemResult]  # each item's own, or ``engines.reporting.Rows`` of equal ones
 
 
 # ------------------------------------------------------------------------ settings

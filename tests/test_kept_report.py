@@ -31,9 +31,9 @@ def counted(monkeypatch):
     calls = []
     real = final_tags.load_final_results
 
-    def load(store):
+    def load(store, *args, **kwargs):
         calls.append(store.label)
-        return real(store)
+        return real(store, *args, **kwargs)
 
     monkeypatch.setattr(final_tags, "load_final_results", load)
     return calls
@@ -208,8 +208,8 @@ def test_figures_made_while_the_run_changed_are_not_kept(monkeypatch):
     (store.folder / KEPT_REPORT).unlink()
     real = final_tags.load_final_results
 
-    def load_then_annotate(reading):
-        loaded = real(reading)
+    def load_then_annotate(reading, *args, **kwargs):
+        loaded = real(reading, *args, **kwargs)
         log = reading.annotations()
         log.add(reading.item_ids()[0], "note", text="written while the report was made")
         log.close()

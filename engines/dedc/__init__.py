@@ -27,7 +27,7 @@ class DedcEngine(Engine[DedcSettings]):
         return EngineParts(build_items=generate.build_items, templates=prompts.templates, score_item=score.score_item,
                            taxonomy=tags.TAXONOMY, metrics=views.METRICS, aggregate=score.aggregate, simulate=simulate.simulate,
                            oracle=simulate.oracle,
-                           paper=paper.PAPER)
+                           paper=paper.PAPER, report_keys=score.REPORT_KEYS)
 
     def next_step(self, item: Item, settings: DedcSettings, outputs: Sequence[str],
                   templates: Mapping[str, str] | None = None) -> Step | None:

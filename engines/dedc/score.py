@@ -31,7 +31,7 @@ from engines.dedc.graph import build_graph, naming
 from engines.dedc.tags import tag, tag_errors
 from engines.papers import prompt_blind
 from engines.parsing import ParseFailure
-from engines.reporting import accuracy_by, scored, status_counts, tag_table, wilson_interval
+from engines.reporting import accuracy_by, correct, scored, status_counts, tag_table, wilson_interval
 
 DEFAULT_SETTINGS = DedcSettings()
 Condition = tuple[tuple[str, str], ...]  # a run's settings but ``primitives``, as sorted (name, repr) pairs
@@ -199,7 +199,7 @@ def _pct(run: RunResults) -> float | None:
     judged = scored(run.results)
     if not judged:
         return None
-    return 100.0 * sum(r.status == "correct" for r in judged) / len(judged)
+    return 100.0 * correct(judged) / len(judged)
 
 
 def _round2(x: float) -> float:
@@ -307,12 +307,16 @@ def _tables_4_5(run: RunResults, conditions: _Conditions, metrics: dict[str, flo
     return tables
 
 
+#: what ``aggregate`` reads of an item (``EngineParts.report_keys``): the groups of its accuracy tables
+REPORT_KEYS = ("graph_type", "gap")
+
+
 def aggregate(run: RunResults, against: Sequence[RunResults], taxonomy: Sequence[TagType]) -> Report:
     """Accuracy with its interval, Table 1 (with the P_c / P_dc run of the same condition among
     ``against``), Table 3, Tables 4 and 5 (with the base pair among ``against``), accuracy by group."""
     judged = scored(run.results)
     n = len(judged)
-    ok = sum(r.status == "correct" for r in judged)
+    ok = correct(judged)
     lo, hi = wilson_interval(ok, n)
     metrics: dict[str, float] = {"accuracy": ok / n if n else 0.0, "accuracy_ci_low": lo, "accuracy_ci_high": hi}
     notes: list[str] = []

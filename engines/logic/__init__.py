@@ -30,7 +30,7 @@ class LogicEngine(Engine[LogicSettings]):
 
         return EngineParts(build_items=generate.build_items, templates=prompts.templates, score_item=score.score_item,
                            taxonomy=tags.TAXONOMY, metrics=views.METRICS, aggregate=score.aggregate,
-                           paper=paper.PAPER)
+                           paper=paper.PAPER, report_keys=score.REPORT_KEYS)
 
     def next_step(self, item: Item, settings: LogicSettings, outputs: Sequence[str],
                   templates: Mapping[str, str] | None = None) -> Step | None:

@@ -40,7 +40,8 @@ from engines.logic.tags import copied_formula, error_tags, extra_operators, tag
 from engines.logic.truth import Agreement, agreement
 from engines.logic.vocabulary import Vocabulary, vocabulary_of
 from engines.parsing import ParseFailure
-from engines.reporting import SET_ASIDE, scored, set_aside, tag_table, wilson_interval
+from engines.reporting import (SET_ASIDE, correct, count, counted, grouped, joined, keep, scored, set_aside, tag_table, total,
+                               wilson_interval)
 
 DEFAULT_SETTINGS = LogicSettings()
 
@@ -163,20 +164,17 @@ def _figure(label: str) -> str:
     return "Figure 2"
 
 
-def _by_operators(results: Sequence[ItemResult]) -> dict[int, list[ItemResult]]:
-    groups: dict[int, list[ItemResult]] = {}
-    for r in results:
-        groups.setdefault(int(r.item.meta.get("operators", 0)), []).append(r)
-    return dict(sorted(groups.items()))
+def _by_operators(results: Sequence[ItemResult]) -> dict[int, Sequence[ItemResult]]:
+    return dict(sorted(grouped(results, lambda r: int(r.item.meta.get("operators", 0))).items()))
 
 
 def _mean_tt(results: Sequence[ItemResult]) -> float | None:
-    values = [r.scores["truth_table_agreement"] for r in results if "truth_table_agreement" in r.scores]
-    return sum(values) / len(values) if values else None
+    agreeing = keep(results, lambda r: "truth_table_agreement" in r.scores)
+    return total(agreeing, lambda r: r.scores["truth_table_agreement"]) / len(agreeing) if agreeing else None
 
 
 def _unknown(results: Sequence[ItemResult]) -> int:
-    return sum(1 for r in results if r.scores.get("unknown", 0.0) >= 1.0)
+    return count(results, lambda r: r.scores.get("unknown", 0.0) >= 1.0)
 
 
 def _figure_table(label: str, results: Sequence[ItemResult]) -> tuple[Table, list[Chart]]:
@@ -194,7 +192,7 @@ def _figure_table(label: str, results: Sequence[ItemResult]) -> tuple[Table, lis
         if not group:
             rows.append([ops, 0, "-", "-"] + (["-"] if propositional else []) + [_unknown(everything), 0])
             continue
-        ok = sum(r.status == "correct" for r in group)
+        ok = correct(group)
         lo, hi = wilson_interval(ok, len(group))
         row: list[Any] = [ops, len(group), _pct(ok / len(group)), f"{100 * lo:.1f}-{100 * hi:.1f}"]
         accuracy_series[str(ops)] = _pct(ok / len(group))
@@ -203,7 +201,7 @@ def _figure_table(label: str, results: Sequence[ItemResult]) -> tuple[Table, lis
             row.append(_pct(tt) if tt is not None else "-")
             if tt is not None:
                 tt_series[str(ops)] = _pct(tt)
-        row += [_unknown(everything), sum(r.status == "unparseable" for r in group)]
+        row += [_unknown(everything), count(group, lambda r: r.status == "unparseable")]
         rows.append(row)
     columns = ["operators", "n", "accuracy %", "95% CI"] + (["truth-table agreement %"] if propositional else [])
     name = _figure(label)
@@ -219,15 +217,12 @@ def _figure_table(label: str, results: Sequence[ItemResult]) -> tuple[Table, lis
 
 
 def _ratio_table(results: Sequence[ItemResult]) -> Table | None:
-    groups: dict[float, list[ItemResult]] = {}
-    for r in results:
-        if "ratio" in r.item.meta:
-            groups.setdefault(float(r.item.meta["ratio"]), []).append(r)
+    groups = grouped(keep(results, lambda r: "ratio" in r.item.meta), lambda r: float(r.item.meta["ratio"]))
     if not groups:
         return None
     rows = []
     for ratio, group in sorted(groups.items()):
-        ok = sum(r.status == "correct" for r in group)
+        ok = correct(group)
         tt = _mean_tt(group)
         rows.append([ratio, group[0].item.meta.get("clauses", "-"), len(group), _pct(ok / len(group)),
                      _pct(tt) if tt is not None else "-"])
@@ -237,15 +232,15 @@ def _ratio_table(results: Sequence[ItemResult]) -> Table | None:
 
 def _verdict_table(results: Sequence[ItemResult]) -> Table:
     counts: Counter[str] = Counter()
-    for r in results:
+    for r, n in counted(results):
         if r.status == "correct":
-            counts["equivalent"] += 1
+            counts["equivalent"] += n
         elif r.status == "unparseable":
-            counts["unparseable"] += 1
+            counts["unparseable"] += n
         elif r.status == "wrong":
-            counts["unknown (set aside)" if r.scores.get("unknown", 0.0) >= 1.0 else "not equivalent"] += 1
+            counts["unknown (set aside)" if r.scores.get("unknown", 0.0) >= 1.0 else "not equivalent"] += n
         else:
-            counts["error"] += 1
+            counts["error"] += n
     order = ["equivalent", "not equivalent", "unknown (set aside)", "unparseable", "error"]
     return Table("Verdicts", "Solver verdicts (unknown: Z3 undecided; set aside, in no accuracy)",
                  ["verdict", "items"], [[v, counts.get(v, 0)] for v in order])
@@ -253,7 +248,7 @@ def _verdict_table(results: Sequence[ItemResult]) -> Table:
 
 def _comparison(label: str, runs: Sequence[RunResults]) -> Table:
     """One column per run: the paper's figures plot one series per model."""
-    per_run = [(f"{run.model} ({run.name})", _by_operators([r for r in scored(run.results) if _dataset(r) == label]))
+    per_run = [(f"{run.model} ({run.name})", _by_operators(keep(scored(run.results), lambda r: _dataset(r) == label)))
                for run in runs]
     ops = sorted({o for _, groups in per_run for o in groups})
     rows = []
@@ -261,17 +256,22 @@ def _comparison(label: str, runs: Sequence[RunResults]) -> Table:
         row: list[Any] = [o]
         for _, groups in per_run:
             group = groups.get(o, [])
-            row.append(_pct(sum(r.status == "correct" for r in group) / len(group)) if group else "-")
+            row.append(_pct(correct(group) / len(group)) if group else "-")
         rows.append(row)
     return Table(f"{_figure(label)} (runs)", f"Accuracy % by operators, one column per run ({label})",
                  ["operators"] + [name for name, _ in per_run], rows)
+
+
+#: what ``aggregate`` reads of an item (``EngineParts.report_keys``): the figure per dataset (vocabulary for
+#: first-order), operators, and the ratio table's ratio and clauses
+REPORT_KEYS = ("dataset", "vocab", "operators", "ratio", "clauses")
 
 
 def aggregate(run: RunResults, against: Sequence[RunResults], taxonomy: Sequence[TagType]) -> Report:
     judged = scored(run.results)
     aside = set_aside(run.results)
     n = len(judged)
-    ok = sum(r.status == "correct" for r in judged)
+    ok = correct(judged)
     lo, hi = wilson_interval(ok, n)
     decided_or_not = n + len(aside)
     metrics: dict[str, float] = {"accuracy": ok / n if n else 0.0, "accuracy_ci_low": lo, "accuracy_ci_high": hi,
@@ -283,16 +283,17 @@ def aggregate(run: RunResults, against: Sequence[RunResults], taxonomy: Sequence
     notes = [f"unknown: {len(aside)} item(s) where Z3 spent its resource budget (rlimit) or a formula exceeded "
              "the size cap; set aside as the paper threw out its solver timeouts: no accuracy or agreement "
              "counts them (their status reads wrong, scores equivalent=0, unknown=1, no error tags)"]
-    if any(_dataset(r).startswith("fol") for r in judged):
+    if any(_dataset(r).startswith("fol") for r, _ in counted(judged)):
         notes.append("truth-table agreement is not defined for first-order formulas and is left out")
-    errors = sum(r.status == "error" for r in run.results)
+    errors = count(run.results, lambda r: r.status == "error")
     if errors:
         notes.append(f"{errors} items in status error are excluded from accuracy")
     tables: list[Table] = []
     charts: list[Chart] = []
-    labels = sorted({_dataset(r) for r in [*judged, *aside]})
+    decided_and_aside = joined(judged, aside)
+    labels = sorted({_dataset(r) for r, _ in counted(decided_and_aside)})
     for label in labels:
-        table, figure_charts = _figure_table(label, [r for r in [*judged, *aside] if _dataset(r) == label])
+        table, figure_charts = _figure_table(label, keep(decided_and_aside, lambda r: _dataset(r) == label))
         tables.append(table)
         charts += figure_charts
     ratio = _ratio_table(judged)

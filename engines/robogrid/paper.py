@@ -12,7 +12,7 @@ from typing import Any, Mapping, Sequence
 
 from engines.core import ItemResult
 from engines.papers import PaperFigure, PaperRecord, canonical
-from engines.reporting import scored
+from engines.reporting import count, keep, scored
 
 STANDARD: tuple[tuple[str, str | int | float | bool], ...] = (
     ("depth", 10), ("else_prob", 0.5), ("expr_depth", 2), ("style", "block"), ("lexicon", "alien"),
@@ -107,10 +107,10 @@ def run_setting(settings: Mapping[str, Any], results: Sequence[ItemResult]) -> d
 def sample_size(metric: str, results: Sequence[ItemResult]) -> int:
     """A task's SVR, BER and SCR average its scored items; CBER and CSCR condition on syntactically valid ones."""
     task, _, key = metric.partition("_")
-    part = [r for r in scored(results) if r.item.meta.get("task") == task]
+    part = keep(scored(results), lambda r: r.item.meta.get("task") == task)
     if key in ("cber", "cscr"):
-        return sum(r.scores.get("svr", 0.0) == 1.0 for r in part)
-    return sum(key in r.scores for r in part)
+        return count(part, lambda r: r.scores.get("svr", 0.0) == 1.0)
+    return count(part, lambda r: key in r.scores)
 
 
 def run_config(settings: Mapping[str, Any], model: str, results: Sequence[ItemResult]) -> dict[str, str]:

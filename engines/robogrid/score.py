@@ -39,7 +39,7 @@ from engines.robogrid.prompts import build_prompt
 from engines.robogrid.settings import RobogridSettings
 from engines.robogrid.tags import drift_tags, judge_tags, syntax_tags, tag
 from engines.robogrid.world import MAX_STEPS, State, execute
-from engines.reporting import scored, status_counts, tag_table
+from engines.reporting import Rows, correct, count, counted, grouped, joined, scored, status_counts, tag_table
 
 DEFAULT_SETTINGS = RobogridSettings()
 TASK_KEYS = {"judge": ("svr",), "goal": ("svr", "ber"), "instruct": ("svr", "ber", "scr")}
@@ -179,11 +179,11 @@ def rates(results: Sequence[ItemResult]) -> dict[str, float]:
     """Mean SVR/BER/SCR over the items that define each, with CBER and CSCR (fractions 0-1)."""
     sums: defaultdict[str, float] = defaultdict(float)
     counts: Counter[str] = Counter()
-    for r in results:
+    for r, n in counted(results):
         for key, value in r.scores.items():
             if key in ("svr", "ber", "scr"):
-                sums[key] += value
-                counts[key] += 1
+                sums[key] += n * value  # 0 or 1: the same sum as item by item
+                counts[key] += n
     out = {key: sums[key] / counts[key] for key in ("svr", "ber", "scr") if counts[key]}
     if out.get("svr") and "ber" in out:
         out["cber"] = out["ber"] / out["svr"]
@@ -192,17 +192,14 @@ def rates(results: Sequence[ItemResult]) -> dict[str, float]:
     return out
 
 
-def _by_task(results: Sequence[ItemResult]) -> dict[str, list[ItemResult]]:
-    groups: dict[str, list[ItemResult]] = {}
-    for r in results:
-        groups.setdefault(str(r.item.meta.get("task", "?")), []).append(r)
-    return groups
+def _by_task(results: Sequence[ItemResult]) -> dict[str, Sequence[ItemResult]]:
+    return grouped(results, lambda r: str(r.item.meta.get("task", "?")))
 
 
 def _table2(runs: Sequence[RunResults]) -> Table:
-    by_model: dict[str, list[ItemResult]] = {}
+    by_model: dict[str, Rows] = {}
     for r in runs:
-        by_model.setdefault(r.model, []).extend(scored(r.results))
+        by_model[r.model] = joined(by_model.get(r.model, ()), scored(r.results))
     rows = []
     for model, results in by_model.items():
         tasks = _by_task(results)
@@ -220,23 +217,26 @@ def _differs(meta: Mapping[str, Any]) -> list[str]:
     return [k for k, v in STANDARD.items() if str(meta.get(k)) != str(v)]
 
 
+def _configuration(r: ItemResult) -> tuple[str, str, str] | None:
+    """Table 3's row of an item: its task, and the standard condition or the one dimension it differs in
+    (None when it differs in more)."""
+    away = _differs(r.item.meta)
+    task = str(r.item.meta.get("task"))
+    if not away:
+        return (task, "Baseline", "Standard")
+    if len(away) == 1:
+        return (task, DIMENSION_LABEL[away[0]], f"{away[0]}={r.item.meta.get(away[0])}")
+    return None
+
+
 def _table3(results: Sequence[ItemResult]) -> tuple[Table, int]:
     """Baseline (the paper's standard condition) and one-dimension-away configurations, per task."""
-    groups: dict[tuple[str, str, str], list[ItemResult]] = {}
-    skipped = 0
-    for r in results:
-        away = _differs(r.item.meta)
-        task = str(r.item.meta.get("task"))
-        if not away:
-            groups.setdefault((task, "Baseline", "Standard"), []).append(r)
-        elif len(away) == 1:
-            key = away[0]
-            groups.setdefault((task, DIMENSION_LABEL[key], f"{key}={r.item.meta.get(key)}"), []).append(r)
-        else:
-            skipped += 1
+    groups = grouped(results, _configuration)
+    skipped = len(groups.get(None, ()))
     rows = []
-    for (task, dim, conf), group in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1] != "Baseline",
-                                                                          kv[0][1], kv[0][2])):
+    configured = [(key, group) for key, group in groups.items() if key is not None]
+    for (task, dim, conf), group in sorted(configured, key=lambda kv: (kv[0][0], kv[0][1] != "Baseline",
+                                                                       kv[0][1], kv[0][2])):
         m = rates(group)
         rows.append([task, dim, conf, len(group), _pct(m.get("svr")), _pct(m.get("ber")), _pct(m.get("scr"))])
     standard = ", ".join(f"{k}={v}" for k, v in STANDARD.items())
@@ -246,9 +246,7 @@ def _table3(results: Sequence[ItemResult]) -> tuple[Table, int]:
 
 
 def _by(results: Sequence[ItemResult], key: str) -> Table:
-    groups: dict[tuple[str, str], list[ItemResult]] = {}
-    for r in results:
-        groups.setdefault((str(r.item.meta.get("task")), str(r.item.meta.get(key, "?"))), []).append(r)
+    groups = grouped(results, lambda r: (str(r.item.meta.get("task")), str(r.item.meta.get(key, "?"))))
     rows = []
     for (task, value), group in sorted(groups.items(), key=lambda kv: (kv[0][0], _natural(kv[0][1]))):
         m = rates(group)
@@ -271,9 +269,7 @@ def _figure2(results: Sequence[ItemResult]) -> list[Chart]:
     task = next((t for t in TASK_ORDER if t in tasks), None)
     if task is None:
         return []
-    depths: dict[int, list[ItemResult]] = {}
-    for r in tasks[task]:
-        depths.setdefault(int(r.item.meta.get("depth", 0)), []).append(r)
+    depths = grouped(tasks[task], lambda r: int(r.item.meta.get("depth", 0)))
     charts = []
     for key in TASK_KEYS[task]:
         series = {f"D={d}": round(100 * rates(depths[d]).get(key, 0.0), 2) for d in sorted(depths)}
@@ -281,12 +277,14 @@ def _figure2(results: Sequence[ItemResult]) -> list[Chart]:
     return charts
 
 
+#: what ``aggregate`` and the paper record read of an item (``EngineParts.report_keys``): its task and the
+#: dimensions the tables group by
+REPORT_KEYS = ("task", *DIMENSIONS)
+
+
 def aggregate(run_results: RunResults, against: Sequence[RunResults], taxonomy: Sequence[TagType]) -> Report:
     judged = scored(run_results.results)
-    pooled = list(judged)
-    for other in against:
-        if other.model == run_results.model:
-            pooled.extend(scored(other.results))
+    pooled = joined(judged, *(scored(other.results) for other in against if other.model == run_results.model))
     tasks = _by_task(judged)
     metrics: dict[str, float] = {}
     for task in TASK_ORDER:
@@ -299,11 +297,11 @@ def aggregate(run_results: RunResults, against: Sequence[RunResults], taxonomy: 
         metrics.update(rates(tasks[primary]))
         if len(tasks) > 1:
             notes.append(f"svr/ber/scr without a task prefix are the {primary} task's")
-    metrics["accuracy"] = sum(r.status == "correct" for r in judged) / len(judged) if judged else 0.0
+    metrics["accuracy"] = correct(judged) / len(judged) if judged else 0.0
     counts = status_counts(run_results.results)
     if counts.get("error"):
         notes.append(f"{counts['error']} items in status error are excluded")
-    capped = sum(r.scores.get(STEP_LIMIT, 0.0) >= 1.0 for r in judged)
+    capped = count(judged, lambda r: r.scores.get(STEP_LIMIT, 0.0) >= 1.0)
     if "goal" in tasks or "instruct" in tasks:
         metrics[STEP_LIMIT] = float(capped)
     if capped:
@@ -317,6 +315,6 @@ def aggregate(run_results: RunResults, against: Sequence[RunResults], taxonomy: 
                      "left out of Table 3 (the by-dimension tables include them)")
     tables = [_table2([run_results, *against]), table3]
     tables += [_by(pooled, key) for key in DIMENSIONS
-               if key in TABLE1_KEYS or len({str(r.item.meta.get(key)) for r in pooled}) > 1]
+               if key in TABLE1_KEYS or len({str(r.item.meta.get(key)) for r, _ in counted(pooled)}) > 1]
     tables.append(tag_table("Appendix A.4", "Failure modes (items per tag)", judged, taxonomy))
     return Report(metrics=metrics, tables=tables, charts=_figure2(pooled), notes=notes)

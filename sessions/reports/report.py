@@ -40,8 +40,7 @@ def _build_report(store: RunStore, against: Sequence[RunStore]) -> tuple[Any, di
     usage = summaries.usage().to_json(price_of(store))
     total = int(store.meta.get("total", figures["done"]))
     reasons = [r for item_reasons in summaries.column("finish_reasons", ()) for r in item_reasons]
-    cache = {"replies": sum(int(n) for n in summaries.column("replies", 0)),
-             "cached": sum(int(n) for n in summaries.column("cached", 0))}
+    cache = {"replies": sum(map(int, summaries.column("replies", 0))), "cached": sum(map(int, summaries.column("cached", 0)))}
     summary = {
         "run": store.id,
         "name": store.meta.get("name", ""),
@@ -102,7 +101,7 @@ def _results_figures(store: RunStore, engine: Engine[Any], against: Sequence[Run
     from sessions.study.final_tags import load_final_results, review_summary
     from sessions.study.paired import paired_comparison
 
-    run, labels = load_final_results(store)
+    run, labels = load_final_results(store, rows=not against)  # a comparison pairs items by id
     others = [load_final_results(other)[0] for other in against]
     report = engine.report(run, others)
     paired = [paired_comparison(engine, run, other) for other in others]

@@ -297,6 +297,9 @@ def rescore(ref: str) -> tuple[RunStore, dict[str, int]]:
                                    finish_reasons=finish_reasons(record.get("steps", [])),
                                    templates=store.meta.get("templates"))
             new = {"status": verdict.status, "scores": verdict.scores, "tags": [t.to_json() for t in verdict.tags]}
+            keys = engine.report_meta(items[index])
+            if keys is not None:  # a run from before results kept them gets them (engines.report_rows)
+                new["keys"] = keys
             if any(record.get(k) != v for k, v in new.items()):
                 changed["changed"] += 1
             record.update(new)

@@ -6,12 +6,15 @@ below the front ends' facade, so that no module of a feature imports ``sessions.
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Mapping, Sequence
+from collections import Counter
+from typing import Any, Collection, Iterator, Mapping, Sequence
 
 from engines import get_engine
 from engines.contract import Engine
 from engines.core import Item, ItemResult, RunResults, Tag, settings_from_json
+from engines.reporting import Rows
 from sessions.store.runs import RunStore
+from sessions.store.summary_table import SummaryTable
 
 
 def run_settings(store: RunStore) -> tuple[Engine[Any], Any]:
@@ -47,7 +50,7 @@ class ResultMaker:
         return tag
 
 
-def load_results(store: RunStore) -> RunResults:
+def load_results(store: RunStore, rows_except: Collection[int] | None = None) -> RunResults:
     """The run as its engine's report sees it.
 
     Reports group by ``item.meta``, name items by id and count tags by code; they never
@@ -57,11 +60,21 @@ def load_results(store: RunStore) -> RunResults:
     (``report_reads_outputs``): a 100,000-item dedc report parses no record at all. Only
     the items with a result are read (their briefs): a run mostly pending costs its results.
     Tags are labelled from the taxonomy, as the reports' tables are (``ResultMaker``).
+
+    Given ``rows_except``, an engine that names what its report reads of an item
+    (``EngineParts.report_keys``), in a run whose every result keeps it (``Engine.report_meta``),
+    reads no item at all: equal results are one ``ItemResult`` of no id (``report_rows``), and
+    only the items at ``rows_except`` (the annotated ones, whose tags the review replaces) are
+    read and made apart. Without it (a comparison pairs items by id) every result is its item's.
     """
     engine, settings = run_settings(store)
     summaries = store.summaries()
     result = ResultMaker({t.code: t.label for t in engine.taxonomy()})
-    if engine.report_reads_outputs:
+    keys = None if rows_except is None else engine.parts.report_keys
+    results: Sequence[ItemResult]
+    if rows_except is not None and keys is not None and None not in summaries.column("keys"):
+        results = report_rows(store, summaries, result, keys, rows_except)
+    elif engine.report_reads_outputs:
         items = dict(store.iter_brief_items_at(summaries))
         records = {index: result(items[index], record, [str(t["code"]) for t in record.get("tags", [])],
                                  list(record.get("outputs", [])))
@@ -72,6 +85,62 @@ def load_results(store: RunStore) -> RunResults:
         results = [result(_brief_at(briefs, index), summary, summary.get("tags", ()))
                    for index, summary in summaries.items()]
     return RunResults(name=store.label, model=store.meta.get("model", ""), settings=settings, results=results)
+
+
+_MISSING: dict[str, Any] = {"status": "error", "scores": {}, "tags": (), "keys": None}  # a summary without the key
+
+
+def report_rows(store: RunStore, summaries: SummaryTable, result: ResultMaker, keys: tuple[str, ...],
+                own: Collection[int]) -> Rows:
+    """The results as ``Rows``: those with the same status, scores, tags and report keys one ``ItemResult`` of
+    an item with no id whose meta holds those keys (``ReportMeta``); the items at ``own`` each their own, of
+    their brief item. The summary table keeps equal scores, tag lists and keys once, so a row is told by the
+    identities of its parts and counted in C: a 50,000-item dedc run is some 450 rows, where reading an item
+    for each result was 0.5 s of CPU and 24 MB, and making a list of them all 0.1 s."""
+    def column(key: str) -> Iterator[Any]:
+        return summaries.column(key, _MISSING[key])
+
+    parts = ("scores", "tags", "keys")
+    shared: list[dict[int, Any]] = [dict(zip(map(id, column(key)), column(key))) for key in parts]
+    tally: Counter[tuple[Any, ...]] = Counter(zip(column("status"), *(map(id, column(key)) for key in parts)))
+    mine = dict(store.iter_brief_items_at(sorted(set(own).intersection(summaries))))
+    pairs: list[tuple[ItemResult, int]] = []
+    for index, item in mine.items():
+        status, scores, codes, item_keys = (summaries.value(index, key, _MISSING[key]) for key in ("status", *parts))
+        tally[(status, id(scores), id(codes), id(item_keys))] -= 1
+        pairs.append((result(item, {"status": status, "scores": scores}, codes), 1))
+    for (status, scores_id, codes_id, keys_id), n in tally.items():
+        scores, codes, item_keys = (values[identity] for values, identity in zip(shared, (scores_id, codes_id, keys_id)))
+        item = Item(id="", engine=store.meta["engine"], inputs={}, gold={}, meta=ReportMeta(item_keys, keys))
+        pairs.append((result(item, {"status": status, "scores": scores}, codes), n))
+    return Rows(pairs)
+
+
+class UndeclaredReportKey(LookupError):
+    """A report read an item's meta key its engine does not name in ``EngineParts.report_keys``."""
+
+
+class ReportMeta(Mapping[str, Any]):
+    """An item's meta as a report row holds it: the keys its engine's report reads. Any other key raises
+    ``UndeclaredReportKey`` (not KeyError, which ``get`` would answer with its default): a report that
+    read one would count every row under the default, where a test of the engine now fails."""
+
+    __slots__ = ("_values", "_declared")
+
+    def __init__(self, values: Mapping[str, Any], declared: tuple[str, ...]):
+        self._values = values
+        self._declared = declared
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self._declared:
+            raise UndeclaredReportKey(f"the report read meta key {key!r}, which its engine's report_keys do not name")
+        return self._values[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
 
 
 def _brief_at(briefs: Iterator[tuple[int, Item]], index: int) -> Item:

@@ -10,12 +10,13 @@ correct item is a remark, not a failure).
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from engines.core import UNJUDGED, ItemResult, Report, RunResults, Table, Tag
+from engines.reporting import counted, keep
 from sessions.study.annotations import AnnotationLog
 from sessions.store.results import load_results, run_settings
-from sessions.study.labels import RunLabels, annotated_items, run_labels
+from sessions.study.labels import RunLabels, annotated_items, annotated_places, run_labels
 from sessions.store.runs import RunStore
 
 
@@ -25,7 +26,7 @@ def apply_final_tags(results: Sequence[ItemResult], log: AnnotationLog, names: M
     ``names`` (code -> label, the engine's taxonomy) labels codes a person added.
     """
     annotated = annotated_items(log)  # the results of no other item are looked at: a dict of all was 8 MB at 50,000
-    by_id = {r.item.id: r for r in results if r.item.id in annotated}
+    by_id = {r.item.id: r for r, _ in counted(results) if r.item.id in annotated}
     labels = run_labels(log, {i: [t.code for t in r.tags] for i, r in by_id.items()}, list(by_id))
     known = {**labels.names, **names}
     for item_id, item_labels in labels.items.items():
@@ -38,22 +39,25 @@ def apply_final_tags(results: Sequence[ItemResult], log: AnnotationLog, names: M
     return labels
 
 
-def load_final_results(store: RunStore) -> tuple[RunResults, RunLabels]:
-    """``api.load_results`` with each annotated item's final tags, and the run's labels."""
-    run = load_results(store)
+def load_final_results(store: RunStore, rows: bool = False) -> tuple[RunResults, RunLabels]:
+    """``api.load_results`` with each annotated item's final tags, and the run's labels. With ``rows``, the
+    results of items no one annotated may be shared rows of no id (``load_results``' ``rows_except``)."""
     engine, _ = run_settings(store)
     log = store.annotations()
     try:
+        run = load_results(store, annotated_places(store, annotated_items(log)).values() if rows else None)
         labels = apply_final_tags(run.results, log, {t.code: t.label for t in engine.taxonomy()})
     finally:
         log.close()
     return run, labels
 
 
-def _counts(codes: Iterable[Iterable[str]]) -> Counter[str]:
+def _counts(results: Sequence[ItemResult], codes_of: Callable[[ItemResult], Iterable[str]]) -> Counter[str]:
+    """Items per code, of the codes ``codes_of`` gives each result (a row counts its items)."""
     counter: Counter[str] = Counter()
-    for item_codes in codes:
-        counter.update(set(item_codes))
+    for result, n in counted(results):
+        for code in set(codes_of(result)):
+            counter[code] += n
     return counter
 
 
@@ -65,12 +69,11 @@ def review_summary(report: Report, results: Sequence[ItemResult], labels: RunLab
     The counts are of items that are not correct (and not infrastructure errors); a tag on
     a correct item goes to ``tags_on_correct``.
     """
-    judged = [r for r in results if r.status != "correct" and r.status not in UNJUDGED]
-    correct = [r for r in results if r.status == "correct"]
+    judged = keep(results, lambda r: r.status != "correct" and r.status not in UNJUDGED)
     auto_of = {item_id: item.auto for item_id, item in labels.items.items()}
-    final = _counts([t.code for t in r.tags] for r in judged)
-    auto = _counts(auto_of.get(r.item.id, [t.code for t in r.tags]) for r in judged)
-    on_correct = _counts([t.code for t in r.tags] for r in correct)
+    final = _counts(judged, lambda r: [t.code for t in r.tags])
+    auto = _counts(judged, lambda r: auto_of.get(r.item.id, [t.code for t in r.tags]))
+    on_correct = _counts(keep(results, lambda r: r.status == "correct"), lambda r: [t.code for t in r.tags])
     codes = list(taxonomy) + sorted((set(final) | set(auto) | set(on_correct)) - set(taxonomy))
     counts = labels.counts()
     fields = {
@@ -100,7 +103,7 @@ def quality_table(results: Sequence[ItemResult], labels: RunLabels, taxonomy: Ma
     from sessions.study.agreement import tagger_quality
     from sessions.reports.figures import figure
 
-    statuses = {r.item.id: r.status for r in results if r.item.id in labels.items}  # of the labelled items only
+    statuses = {r.item.id: r.status for r, _ in counted(results) if r.item.id in labels.items}  # labelled only
     rows, n, reference = tagger_quality(labels, statuses, dict(taxonomy))
     if not n:
         return None
