@@ -153,9 +153,11 @@ class Engine(ABC, Generic[S]):
 
     def report_meta(self, item: Item) -> dict[str, Any] | None:
         """What the report reads of ``item``'s meta (``EngineParts.report_keys``), kept with its result so
-        that a report reads no item; None for an engine whose report reads whole results."""
+        that a report reads no item: every key the engine names, None where the item has none (so a result
+        kept under fewer keys than the engine now names is told apart); None for an engine whose report
+        reads whole results."""
         keys = self.parts.report_keys
-        return None if keys is None else {key: item.meta[key] for key in keys if key in item.meta}
+        return None if keys is None else {key: item.meta.get(key) for key in keys}
 
     def taxonomy(self) -> list[TagType]:
         """The engine's own error taxonomy (what its simulator can inject); the shared reply

@@ -89,22 +89,28 @@ def test_the_keys_go_where_the_report_groups():
 
 
 def test_a_report_reading_a_key_its_engine_did_not_name_fails_loudly():
-    meta = ReportMeta({"gap": "0"}, ("gap", "graph_type"))
+    meta = ReportMeta({"gap": "0", "graph_type": None}, ("gap", "graph_type"))  # None: the item had no graph_type
     assert meta.get("gap") == "0" and meta.get("graph_type", "?") == "?" and "graph_type" not in meta
+    assert dict(meta) == {"gap": "0"} and len(meta) == 1
     with pytest.raises(UndeclaredReportKey, match="depth"):
         meta.get("depth")
     with pytest.raises(UndeclaredReportKey):
         "depth" in meta  # noqa: B015 - the look-up is the test
 
 
-def test_a_run_whose_results_kept_no_keys_reads_its_items_until_rescored(monkeypatch):
-    """A run from before results kept their keys reports from its items; ``n2f rescore`` gives them keys."""
+@pytest.mark.parametrize("kept", ["none", "fewer"])
+def test_a_run_whose_results_kept_no_keys_reads_its_items_until_rescored(kept):
+    """A run from before results kept their keys, or kept fewer than the engine's report now reads (code that
+    grouped by less), reports from its items; ``n2f rescore`` gives them the keys."""
     n2f("run", "dedc", "-n", "60", "-q", "--name", "older", "-m", "sim:error_rate=0.5", check=True)
     store = RunStore.open("older")
     store.acquire()
     records = store.results()
     for record in records.values():
-        del record["keys"]
+        if kept == "none":
+            del record["keys"]
+        else:
+            del record["keys"]["gap"]
     store.replace_all_results(records)
     store.close()
     before = build_report(RunStore.open("older"))[1]

@@ -71,37 +71,42 @@ def load_results(store: RunStore, rows_except: Collection[int] | None = None) ->
     summaries = store.summaries()
     result = ResultMaker({t.code: t.label for t in engine.taxonomy()})
     keys = None if rows_except is None else engine.parts.report_keys
-    results: Sequence[ItemResult]
-    if rows_except is not None and keys is not None and None not in summaries.column("keys"):
-        results = report_rows(store, summaries, result, keys, rows_except)
-    elif engine.report_reads_outputs:
+    rows = None if keys is None or rows_except is None else report_rows(store, summaries, result, keys, rows_except)
+    results = rows if rows is not None else _item_results(store, engine, summaries, result)
+    return RunResults(name=store.label, model=store.meta.get("model", ""), settings=settings, results=results)
+
+
+def _item_results(store: RunStore, engine: Engine[Any], summaries: SummaryTable, result: ResultMaker) -> list[ItemResult]:
+    """Every result of its own item, with its replies for an engine whose report reads them."""
+    if engine.report_reads_outputs:
         items = dict(store.iter_brief_items_at(summaries))
         records = {index: result(items[index], record, [str(t["code"]) for t in record.get("tags", [])],
                                  list(record.get("outputs", [])))
                    for index, record in store.iter_results()}
-        results = [records[i] for i in sorted(records)]
-    else:  # the summaries and the briefs read come in item order: no table of the items by index is made
-        briefs = store.iter_brief_items_at(summaries)
-        results = [result(_brief_at(briefs, index), summary, summary.get("tags", ()))
-                   for index, summary in summaries.items()]
-    return RunResults(name=store.label, model=store.meta.get("model", ""), settings=settings, results=results)
+        return [records[i] for i in sorted(records)]
+    # the summaries and the briefs read come in item order: no table of the items by index is made
+    briefs = store.iter_brief_items_at(summaries)
+    return [result(_brief_at(briefs, index), summary, summary.get("tags", ())) for index, summary in summaries.items()]
 
 
 _MISSING: dict[str, Any] = {"status": "error", "scores": {}, "tags": (), "keys": None}  # a summary without the key
 
 
 def report_rows(store: RunStore, summaries: SummaryTable, result: ResultMaker, keys: tuple[str, ...],
-                own: Collection[int]) -> Rows:
+                own: Collection[int]) -> Rows | None:
     """The results as ``Rows``: those with the same status, scores, tags and report keys one ``ItemResult`` of
     an item with no id whose meta holds those keys (``ReportMeta``); the items at ``own`` each their own, of
     their brief item. The summary table keeps equal scores, tag lists and keys once, so a row is told by the
     identities of its parts and counted in C: a 50,000-item dedc run is some 450 rows, where reading an item
-    for each result was 0.5 s of CPU and 24 MB, and making a list of them all 0.1 s."""
+    for each result was 0.5 s of CPU and 24 MB, and making a list of them all 0.1 s. None when a result kept
+    no keys, or other keys than ``keys`` (a run from before, or from code whose report read other keys)."""
     def column(key: str) -> Iterator[Any]:
         return summaries.column(key, _MISSING[key])
 
     parts = ("scores", "tags", "keys")
     shared: list[dict[int, Any]] = [dict(zip(map(id, column(key)), column(key))) for key in parts]
+    if any(type(kept) is not dict or kept.keys() != set(keys) for kept in shared[2].values()):
+        return None
     tally: Counter[tuple[Any, ...]] = Counter(zip(column("status"), *(map(id, column(key)) for key in parts)))
     mine = dict(store.iter_brief_items_at(sorted(set(own).intersection(summaries))))
     pairs: list[tuple[ItemResult, int]] = []
@@ -134,13 +139,16 @@ class ReportMeta(Mapping[str, Any]):
     def __getitem__(self, key: str) -> Any:
         if key not in self._declared:
             raise UndeclaredReportKey(f"the report read meta key {key!r}, which its engine's report_keys do not name")
-        return self._values[key]
+        value = self._values[key]
+        if value is None:  # the item had no such key (Engine.report_meta)
+            raise KeyError(key)
+        return value
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._values)
+        return (key for key, value in self._values.items() if value is not None)
 
     def __len__(self) -> int:
-        return len(self._values)
+        return sum(value is not None for value in self._values.values())
 
 
 def _brief_at(briefs: Iterator[tuple[int, Item]], index: int) -> Item:
