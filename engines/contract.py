@@ -88,8 +88,8 @@ class EngineParts(Generic[S]):
     metrics: Sequence[Metric] = ()  # how reports label its metrics (views.METRICS); unnamed ones show plainly
     paper: PaperRecord | None = None  # the paper's published figures (paper.PAPER); None: the engine has none
     # the item meta keys ``aggregate`` (and the paper record) read, when those and each result's status, scores and
-    # tag codes are all it reads: its results then come to it as rows of equal results (``engines.report_rows``).
-    # None: it reads more (item ids, replies, tool results), and gets every item's own result
+    # tag codes are all it reads: its results then come to it as rows of equal results (``engines.reporting.Rows``,
+    # the keys from ``items.keys``). None: it reads more (item ids, replies, tool results) and gets every item's own
     report_keys: tuple[str, ...] | None = None
 
 
@@ -150,14 +150,6 @@ class Engine(ABC, Generic[S]):
     def judge(self, item: Item, outputs: Sequence[str], settings: S, with_views: bool) -> Verdict:
         """The engine's own verdict on one item's outputs, read as ``settings.extract`` says."""
         return self.parts.score_item(item, outputs, settings, with_views)
-
-    def report_meta(self, item: Item) -> dict[str, Any] | None:
-        """What the report reads of ``item``'s meta (``EngineParts.report_keys``), kept with its result so
-        that a report reads no item: every key the engine names, None where the item has none (so a result
-        kept under fewer keys than the engine now names is told apart); None for an engine whose report
-        reads whole results."""
-        keys = self.parts.report_keys
-        return None if keys is None else {key: item.meta.get(key) for key in keys}
 
     def taxonomy(self) -> list[TagType]:
         """The engine's own error taxonomy (what its simulator can inject); the shared reply

@@ -1,9 +1,8 @@
 """A report reads rows of equal results, not items, for an engine that names what its report reads of an item.
 
 ``EngineParts.report_keys`` names the meta keys an engine's aggregate (and its paper record) read;
-each result keeps them (``Engine.report_meta``, in its record and index line), so a report
-(``load_results`` with ``rows_except``) makes one ``ItemResult`` per distinct status, scores, tags
-and keys, and reads only the annotated items. These tests hold the figures to those of a report
+``items.keys`` holds them for every item, so a report (``load_results`` with ``rows_except``) makes
+one ``ItemResult`` per distinct status, scores, tags and keys, and reads only the annotated items. These tests hold the figures to those of a report
 that reads every item, on runs whose items vary in every key the engines group by.
 """
 
@@ -17,6 +16,7 @@ from cli_support import n2f
 from sessions.reports import report as report_module
 from sessions.reports.report import build_report
 from sessions.store import runs as runs_module
+from sessions.store.item_keys import ITEM_KEYS, KeysWriter, read_item_keys
 from sessions.store.results import ReportMeta, UndeclaredReportKey, load_results
 from sessions.store.runs import RunStore
 from sessions.study import final_tags
@@ -48,20 +48,26 @@ def every_item_its_own(monkeypatch):
     monkeypatch.setattr(final_tags, "load_final_results", lambda store, rows=False: real(store))
 
 
+def reading_briefs(monkeypatch) -> list[int]:
+    """The indices of every brief item read from now on."""
+    read: list[int] = []
+    real = runs_module.RunStore.iter_brief_items_at
+
+    def briefs(self, indices):
+        for index, item in real(self, indices):
+            read.append(index)
+            yield index, item
+
+    monkeypatch.setattr(runs_module.RunStore, "iter_brief_items_at", briefs)
+    return read
+
+
 @pytest.mark.parametrize("engine", sorted(RUNS))
 def test_a_report_from_rows_is_the_report_from_every_item(engine, monkeypatch):
     n2f("run", engine, "-n", "240", "-q", "--name", "rows", "-m", "sim:error_rate=0.6", *RUNS[engine], check=True)
     store = RunStore.open("rows")
     annotated = annotate(store)
-    read: list[int] = []
-    real_briefs = runs_module.RunStore.iter_brief_items_at
-
-    def briefs(self, indices):
-        for index, item in real_briefs(self, indices):
-            read.append(index)
-            yield index, item
-
-    monkeypatch.setattr(runs_module.RunStore, "iter_brief_items_at", briefs)
+    read = reading_briefs(monkeypatch)
     monkeypatch.setattr(report_module, "read_kept", lambda store, key: None)
     rows_report, rows_summary = build_report(RunStore.open("rows"))
     assert len(read) == len(annotated)  # the annotated items alone were read
@@ -78,12 +84,14 @@ def test_a_report_from_rows_is_the_report_from_every_item(engine, monkeypatch):
 
 
 def test_the_keys_go_where_the_report_groups():
-    """dedc's accuracy-by tables group by what each result kept of its item."""
+    """``items.keys``, written with the items, gives each item dedc's graph type and gap, which its accuracy-by
+    tables group by."""
     n2f("run", "dedc", "-n", "120", "-q", "--name", "grouped", "-m", "sim", check=True)
     store = RunStore.open("grouped")
-    summaries = store.summaries()
-    items = store.brief_items()
-    assert all(s["keys"] == {k: items[i].meta[k] for k in ("graph_type", "gap")} for i, s in summaries.items())
+    known = read_item_keys(store, ("graph_type", "gap"))
+    assert known is not None and len(known.codes) == store.total == 120
+    assert [known.values[code] for code in known.codes] == [
+        {"graph_type": item.meta["graph_type"], "gap": item.meta["gap"]} for item in store.brief_items()]
     by_gap = next(t for t in build_report(store)[0].tables if t.name == "by gap")
     assert sorted(row[0] for row in by_gap.rows) == ["False", "True"]  # the base setting samples gaps
 
@@ -98,28 +106,40 @@ def test_a_report_reading_a_key_its_engine_did_not_name_fails_loudly():
         "depth" in meta  # noqa: B015 - the look-up is the test
 
 
-@pytest.mark.parametrize("kept", ["none", "fewer"])
-def test_a_run_whose_results_kept_no_keys_reads_its_items_until_rescored(kept):
-    """A run from before results kept their keys, or kept fewer than the engine's report now reads (code that
-    grouped by less), reports from its items; ``n2f rescore`` gives them the keys."""
+@pytest.mark.parametrize("kept", ["none", "other keys", "cut"])
+def test_a_run_without_its_item_keys_has_them_made_by_its_first_report(kept, monkeypatch):
+    """A run from before ``items.keys``, one whose file names other keys (code whose report grouped by less),
+    or a damaged one: the first report reads every item once and keeps the file; the next reads none."""
     n2f("run", "dedc", "-n", "60", "-q", "--name", "older", "-m", "sim:error_rate=0.5", check=True)
-    store = RunStore.open("older")
-    store.acquire()
-    records = store.results()
-    for record in records.values():
-        if kept == "none":
-            del record["keys"]
-        else:
-            del record["keys"]["gap"]
-    store.replace_all_results(records)
-    store.close()
+    folder = RunStore.open("older").folder
+    monkeypatch.setattr(report_module, "read_kept", lambda store, key: None)
     before = build_report(RunStore.open("older"))[1]
-    older = load_results(RunStore.open("older"), rows_except=())
-    assert len({id(r) for r in older.results}) == 60  # every item read, as before rows
+    if kept == "none":
+        (folder / ITEM_KEYS).unlink()
+    elif kept == "other keys":
+        writer = KeysWriter(("graph_type",))
+        for item in RunStore.open("older").brief_items():
+            writer.add(item.meta)
+        (folder / ITEM_KEYS).write_bytes(writer.to_bytes())
+    else:
+        (folder / ITEM_KEYS).write_bytes((folder / ITEM_KEYS).read_bytes()[:-3])
+    read = reading_briefs(monkeypatch)
+    assert build_report(RunStore.open("older"))[1] == before
+    assert sorted(read) == list(range(60))
+    read.clear()
+    assert build_report(RunStore.open("older"))[1] == before and read == []
+    assert read_item_keys(RunStore.open("older"), ("graph_type", "gap")) is not None
 
-    n2f("rescore", "older", check=True)
-    rescored = load_results(RunStore.open("older"), rows_except=())
-    assert all(isinstance(r.item.meta, ReportMeta) for r in rescored.results)
-    assert len({id(r) for r in rescored.results}) < 60
-    after = build_report(RunStore.open("older"))[1]
-    assert after["metrics"] == before["metrics"] and after["tags"] == before["tags"]
+
+def test_a_store_the_reader_may_not_write_reports_all_the_same(monkeypatch):
+    n2f("run", "dedc", "-n", "30", "-q", "--name", "readonly", "-m", "sim:error_rate=0.5", check=True)
+    folder = RunStore.open("readonly").folder
+    (folder / ITEM_KEYS).unlink()
+
+    def refuse(path, chunks):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr("sessions.store.item_keys.replace_unsynced", refuse)
+    first = build_report(RunStore.open("readonly"))[1]
+    assert not (folder / ITEM_KEYS).exists()
+    assert build_report(RunStore.open("readonly"))[1] == first

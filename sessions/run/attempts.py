@@ -174,4 +174,5 @@ def fork_with_templates(store: RunStore, templates: Mapping[str, str], name: str
         concurrency=int(meta.get("concurrency", 8)),
         name=name,
         extra={"versions": package_versions(), "forked_from": store.id},
+        report_keys=engine.parts.report_keys,
     )

@@ -215,7 +215,7 @@ async def prepare_run(
                  **({"group": group} if group else {}), **service.meta()}
         store = RunStore.create(engine=engine.name, settings=settings_to_json(settings), seed=seed, model=spec.text,
                                 backend=backend.describe(), items=items, templates=chosen, concurrency=concurrency,
-                                name=name, extra=extra)
+                                name=name, extra=extra, report_keys=engine.parts.report_keys)
         store.acquire()
     runner = Runner(store, engine, settings, backend, concurrency=concurrency, templates=chosen, budget=budget,
                     rpm=service.rpm, tpm=service.tpm)
@@ -297,9 +297,6 @@ def rescore(ref: str) -> tuple[RunStore, dict[str, int]]:
                                    finish_reasons=finish_reasons(record.get("steps", [])),
                                    templates=store.meta.get("templates"))
             new = {"status": verdict.status, "scores": verdict.scores, "tags": [t.to_json() for t in verdict.tags]}
-            keys = engine.report_meta(items[index])
-            if keys is not None:  # a run from before results kept them gets them (engines.report_rows)
-                new["keys"] = keys
             if any(record.get(k) != v for k, v in new.items()):
                 changed["changed"] += 1
             record.update(new)

@@ -24,11 +24,12 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from engines.contract import Engine
-from engines.core import UNJUDGED, Item, Status
+from engines.core import SCORER_ERROR, UNJUDGED, Item, Status
 from sessions.backends.base import Backend
 from sessions.collector import run_heap
 from sessions.backends.limits import AdaptiveLimit
-from sessions.run.steps import StepTrace, run_steps, trace_record
+from sessions.store.summary_line import finish_reasons
+from sessions.run.steps import StepTrace, error_record, record_for, run_steps
 from sessions.run.provenance import with_cache_counts
 from sessions.store.runs import FLUSH_SECONDS, PersistError, RunStore
 from sessions.store.statuses import RESULT, stored_statuses
@@ -374,8 +375,16 @@ class Runner:
                 sliced = time.monotonic()
 
     def _record(self, entry: Answered) -> dict[str, Any]:
-        return trace_record(self.engine, entry.item, entry.index, entry.attempt, entry.trace, self.settings,
-                            self.templates)
+        item, trace = entry.item, entry.trace
+        if trace.error:
+            return error_record(item, entry.index, trace.error, trace.outputs, trace.steps, entry.attempt)
+        if trace.scorer_error:
+            return error_record(item, entry.index, trace.scorer_error, trace.outputs, trace.steps, entry.attempt,
+                                SCORER_ERROR)
+        verdict = self.engine.score(item, trace.outputs, self.settings, with_views=False,
+                                    finish_reasons=finish_reasons(trace.steps), templates=self.templates,
+                                    prompts=trace.sent_prompts())
+        return record_for(item, entry.index, verdict, trace.outputs, trace.steps, entry.attempt)
 
     def _finish(self, index: int, item: Item, record: dict[str, Any]) -> None:
         self.store.add_result(index, record)

@@ -12,10 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from engines.contract import Engine
-from engines.core import SCORER_ERROR, Item, Status, Step, Verdict
+from engines.core import Item, Status, Step, Verdict
 from sessions.backends.base import Backend, BackendError, CallRequest, Completion
 from sessions.store.files import now_iso
-from sessions.store.summary_line import finish_reasons
 from sessions.redact import redact
 from sessions.backends.streaming import LiveReply
 from sessions.tools.dispatch import run_tool
@@ -36,23 +35,6 @@ def record_for(item: Item, index: int, verdict: Verdict, outputs: Sequence[str],
         "attempt": attempt,
         "time": now_iso(),
     }
-
-
-def trace_record(engine: Engine[Any], item: Item, index: int, attempt: int, trace: StepTrace, settings: Any,
-                 templates: Mapping[str, str] | None) -> dict[str, Any]:
-    """The stored result of an item's pass through its steps: an ``error_record`` when a step failed or the
-    engine failed choosing one, else the engine's verdict on the outputs (``record_for``). It keeps what the
-    engine's report reads of the item (``Engine.report_meta``) under ``keys``, so that a report reads no item."""
-    if trace.error or trace.scorer_error:
-        record = error_record(item, index, trace.error or trace.scorer_error, trace.outputs, trace.steps, attempt,
-                              "error" if trace.error else SCORER_ERROR)
-    else:
-        verdict = engine.score(item, trace.outputs, settings, with_views=False, finish_reasons=finish_reasons(trace.steps),
-                               templates=templates, prompts=trace.sent_prompts())
-        record = record_for(item, index, verdict, trace.outputs, trace.steps, attempt)
-    if (keys := engine.report_meta(item)) is not None:
-        record["keys"] = keys
-    return record
 
 
 def error_record(item: Item, index: int, message: str, outputs: Sequence[str], steps: list[dict[str, Any]], attempt: int,

@@ -28,12 +28,13 @@ import sys
 from array import array
 from itertools import islice
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, TypedDict
+from typing import Any, Iterable, Iterator, Mapping, Sequence, TypedDict
 
 from engines.core import Item
 from sessions.errors import InputError
 from sessions.store.brief_meta import MetaReading
 from sessions.store.item_ids import IdsWriter, ItemIds
+from sessions.store.item_keys import ITEM_KEYS, KeysWriter
 from sessions.store.files import atomic_files, atomic_write_bytes, from_little_endian, line_blocks, little_endian
 from sessions.store.shared import SHARED, SharedBytes, SharedFile, SharedWriter, dumps
 
@@ -94,12 +95,15 @@ def brief_line(item_id: str, meta: Mapping[str, Any]) -> bytes:
     return dumps({"id": item_id, "meta": meta}) + b"\n"
 
 
-def write_items(folder: Path, items: Iterable[Item], engine: str) -> int:
+def write_items(folder: Path, items: Iterable[Item], engine: str, report_keys: Sequence[str] | None = None) -> int:
     """Write the item files of a new run of ``engine`` (format 2), streaming the items once; returns
     how many there are. Every line goes to its file as it is made: what is kept meanwhile is one
-    digest and place per distinct shared part (``sessions.store.shared``), not the items."""
-    with atomic_files(folder, (ITEMS, ITEMS_INDEX, ITEMS_BRIEF, BRIEF_INDEX, SHARED, ITEM_IDS)) as files:
-        lines, index, briefs, brief_index, shared_file, ids_file = files
+    digest and place per distinct shared part (``sessions.store.shared``), not the items. With
+    ``report_keys`` (the engine's ``EngineParts.report_keys``), ``items.keys`` too."""
+    keys = None if report_keys is None else KeysWriter(report_keys)
+    with atomic_files(folder, (ITEMS, ITEMS_INDEX, ITEMS_BRIEF, BRIEF_INDEX, SHARED, ITEM_IDS)
+                      + ((ITEM_KEYS,) if keys is not None else ())) as files:
+        lines, index, briefs, brief_index, shared_file, ids_file = files[:6]
         shared, ids = SharedWriter(shared_file), IdsWriter(ids_file)
         ends = array("Q", [0, 0])  # where the next item line and brief line start
         count = 0
@@ -113,12 +117,16 @@ def write_items(folder: Path, items: Iterable[Item], engine: str) -> int:
             lines.write(line)
             briefs.write(brief)
             ids.add(item.id)
+            if keys is not None:
+                keys.add(item.meta)
             ends[0] += len(line)
             ends[1] += len(brief)
             count += 1
         index.write(little_endian(ends[:1]))
         brief_index.write(little_endian(ends[1:]))
         ids.close()
+        if keys is not None:
+            files[6].write(keys.to_bytes())
     return count
 
 

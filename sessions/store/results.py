@@ -13,6 +13,7 @@ from engines import get_engine
 from engines.contract import Engine
 from engines.core import Item, ItemResult, RunResults, Tag, settings_from_json
 from engines.reporting import Rows
+from sessions.store.item_keys import item_keys
 from sessions.store.runs import RunStore
 from sessions.store.summary_table import SummaryTable
 
@@ -62,17 +63,17 @@ def load_results(store: RunStore, rows_except: Collection[int] | None = None) ->
     Tags are labelled from the taxonomy, as the reports' tables are (``ResultMaker``).
 
     Given ``rows_except``, an engine that names what its report reads of an item
-    (``EngineParts.report_keys``), in a run whose every result keeps it (``Engine.report_meta``),
-    reads no item at all: equal results are one ``ItemResult`` of no id (``report_rows``), and
-    only the items at ``rows_except`` (the annotated ones, whose tags the review replaces) are
-    read and made apart. Without it (a comparison pairs items by id) every result is its item's.
+    (``EngineParts.report_keys``) reads no item at all: those keys come from ``items.keys``, equal
+    results are one ``ItemResult`` of no id (``report_rows``), and only the items at
+    ``rows_except`` (the annotated ones, whose tags the review replaces) are read and made apart.
+    Without it (a comparison pairs items by id) every result is its item's.
     """
     engine, settings = run_settings(store)
     summaries = store.summaries()
     result = ResultMaker({t.code: t.label for t in engine.taxonomy()})
     keys = None if rows_except is None else engine.parts.report_keys
-    rows = None if keys is None or rows_except is None else report_rows(store, summaries, result, keys, rows_except)
-    results = rows if rows is not None else _item_results(store, engine, summaries, result)
+    results = (_item_results(store, engine, summaries, result) if keys is None or rows_except is None
+               else report_rows(store, summaries, result, keys, rows_except))
     return RunResults(name=store.label, model=store.meta.get("model", ""), settings=settings, results=results)
 
 
@@ -89,35 +90,33 @@ def _item_results(store: RunStore, engine: Engine[Any], summaries: SummaryTable,
     return [result(_brief_at(briefs, index), summary, summary.get("tags", ())) for index, summary in summaries.items()]
 
 
-_MISSING: dict[str, Any] = {"status": "error", "scores": {}, "tags": (), "keys": None}  # a summary without the key
+_MISSING: dict[str, Any] = {"status": "error", "scores": {}, "tags": ()}  # what a summary without the key has
 
 
 def report_rows(store: RunStore, summaries: SummaryTable, result: ResultMaker, keys: tuple[str, ...],
-                own: Collection[int]) -> Rows | None:
+                own: Collection[int]) -> Rows:
     """The results as ``Rows``: those with the same status, scores, tags and report keys one ``ItemResult`` of
-    an item with no id whose meta holds those keys (``ReportMeta``); the items at ``own`` each their own, of
-    their brief item. The summary table keeps equal scores, tag lists and keys once, so a row is told by the
-    identities of its parts and counted in C: a 50,000-item dedc run is some 450 rows, where reading an item
-    for each result was 0.5 s of CPU and 24 MB, and making a list of them all 0.1 s. None when a result kept
-    no keys, or other keys than ``keys`` (a run from before, or from code whose report read other keys)."""
+    an item with no id whose meta holds those keys (``ReportMeta``, from ``items.keys``); the items at ``own``
+    each their own, of their brief item. The summary table keeps equal statuses, tag lists and small score
+    tables once, so a row is told by the identities of its parts and counted in C: a 50,000-item dedc run is
+    some 450 rows, where reading an item for each result was 0.5 s of CPU and 24 MB."""
     def column(key: str) -> Iterator[Any]:
         return summaries.column(key, _MISSING[key])
 
-    parts = ("scores", "tags", "keys")
-    shared: list[dict[int, Any]] = [dict(zip(map(id, column(key)), column(key))) for key in parts]
-    if any(type(kept) is not dict or kept.keys() != set(keys) for kept in shared[2].values()):
-        return None
-    tally: Counter[tuple[Any, ...]] = Counter(zip(column("status"), *(map(id, column(key)) for key in parts)))
+    known = item_keys(store, keys)
+    metas = [ReportMeta(values, keys) for values in known.values]
+    shared = [dict(zip(map(id, column(key)), column(key))) for key in ("scores", "tags")]
+    tally: Counter[tuple[Any, ...]] = Counter(zip(column("status"), map(id, column("scores")), map(id, column("tags")),
+                                                  map(known.codes.__getitem__, summaries)))
     mine = dict(store.iter_brief_items_at(sorted(set(own).intersection(summaries))))
     pairs: list[tuple[ItemResult, int]] = []
     for index, item in mine.items():
-        status, scores, codes, item_keys = (summaries.value(index, key, _MISSING[key]) for key in ("status", *parts))
-        tally[(status, id(scores), id(codes), id(item_keys))] -= 1
+        status, scores, codes = (summaries.value(index, key, _MISSING[key]) for key in ("status", "scores", "tags"))
+        tally[(status, id(scores), id(codes), known.codes[index])] -= 1
         pairs.append((result(item, {"status": status, "scores": scores}, codes), 1))
-    for (status, scores_id, codes_id, keys_id), n in tally.items():
-        scores, codes, item_keys = (values[identity] for values, identity in zip(shared, (scores_id, codes_id, keys_id)))
-        item = Item(id="", engine=store.meta["engine"], inputs={}, gold={}, meta=ReportMeta(item_keys, keys))
-        pairs.append((result(item, {"status": status, "scores": scores}, codes), n))
+    for (status, scores_id, codes_id, number), n in tally.items():
+        item = Item(id="", engine=store.meta["engine"], inputs={}, gold={}, meta=metas[number])
+        pairs.append((result(item, {"status": status, "scores": shared[0][scores_id]}, shared[1][codes_id]), n))
     return Rows(pairs)
 
 

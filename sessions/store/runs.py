@@ -2,7 +2,7 @@
 
 Layout of ``runs/<run id>/``:
   meta.json             engine, settings, seed, model, templates, status (atomic JSON)
-  items.jsonl, items.idx, items.brief.jsonl, items.brief.idx, items.ids, shared.jsonl
+  items.jsonl, items.idx, items.brief.jsonl, items.brief.idx, items.ids, items.keys, shared.jsonl
                         the items, written once, each shared part once  (sessions.store.items)
   results.jsonl         full result records, append-only   } see sessions.store.results_log
   results.index.jsonl   one short summary per record       } (and .snap: a reader's copy, summary_snapshot)
@@ -92,8 +92,8 @@ class RunStore:
         items: Iterable[Item],
         templates: Mapping[str, str],
         concurrency: int,
-        name: str = "",
-        extra: Mapping[str, Any] | None = None,
+        name: str = "", extra: Mapping[str, Any] | None = None,
+        report_keys: Sequence[str] | None = None,  # the engine's (EngineParts.report_keys): items.keys is written
     ) -> "RunStore":
         base = ensure_writable(runs_dir())
         if name:
@@ -104,7 +104,7 @@ class RunStore:
         run_id = f"{engine}-{stamp}-{secrets.token_hex(2)}"
         folder = base / run_id
         folder.mkdir()
-        total = write_items(folder, items, engine)
+        total = write_items(folder, items, engine, report_keys)
         meta = {
             "id": run_id,
             "name": name,

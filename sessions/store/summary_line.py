@@ -28,7 +28,6 @@ class Summary(_Judged, total=False):
     replies: int
     cached: int
     finish_reasons: list[str]
-    keys: dict[str, Any]  # what the engine's report reads of the item's meta (Engine.report_meta)
     at: int
     len: int
     legacy: bool
@@ -42,8 +41,6 @@ def summary_of(record: Mapping[str, Any]) -> Summary:
         "tags": [t["code"] for t in record.get("tags", [])],
         "attempt": int(record.get("attempt", 0)),
     }
-    if "keys" in record:  # the item's meta its engine's report reads (Engine.report_meta)
-        summary["keys"] = record["keys"]
     usage = Usage()
     usage.add_steps(record.get("steps", []))  # replies from the cache apart: they cost nothing
     if usage.prompt_tokens or usage.completion_tokens or usage.cached_tokens:

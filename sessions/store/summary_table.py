@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from sessions.store.summary_line import Summary
 
 SHARED_SCORES = 4  # score tables of up to this many keys are shared between equal summaries
-KEPT = ("status", "tags", "scores", "keys")  # the values kept once however many items have them
+KEPT = ("status", "tags", "scores")  # the values kept once however many items have them
 PLACE = ("at", "len")  # where the record lies: two numbers an item, kept in an array
 
 
@@ -60,10 +60,8 @@ class SummaryTable(MutableMapping[int, "Summary"]):
         self._lent = False  # the arrays and columns may be another table's too (``copy``): copied before a change
         self._shapes: dict[tuple[Any, ...], Shape] = {}
         self._numbered: list[Shape] = []  # shape number - 1 -> shape
-        # statuses, equal tag lists (by their codes), small score tables and report keys (by their items), each
-        # kept once
-        self._shared: tuple[dict[str, str], dict[tuple[Any, ...], Any], dict[tuple[Any, ...], Any],
-                            dict[tuple[Any, ...], Any]] = ({}, {}, {}, {})
+        # statuses, equal tag lists (by their codes) and small score tables (by their items), each kept once
+        self._shared: tuple[dict[str, str], dict[tuple[Any, ...], Any], dict[tuple[Any, ...], Any]] = ({}, {}, {})
 
     def __getitem__(self, index: int) -> Summary:
         shape = self._shape(index)
@@ -226,7 +224,7 @@ class SummaryTable(MutableMapping[int, "Summary"]):
         return default
 
     def _kept(self, key: str, value: Any) -> Any:
-        statuses, tag_lists, score_tables, report_keys = self._shared
+        statuses, tag_lists, score_tables = self._shared
         if key == "status" and type(value) is str:
             return statuses.setdefault(value, value)
         if key == "tags" and type(value) is list:
@@ -238,11 +236,6 @@ class SummaryTable(MutableMapping[int, "Summary"]):
             try:
                 return score_tables.setdefault(tuple(value.items()), value)
             except TypeError:  # a score that is not hashable is kept as it is
-                return value
-        if key == "keys" and type(value) is dict:
-            try:
-                return report_keys.setdefault(tuple(value.items()), value)
-            except TypeError:  # a value that is not hashable is kept as it is
                 return value
         return value
 
@@ -293,7 +286,7 @@ class SummaryTable(MutableMapping[int, "Summary"]):
 
     def _kept_column(self, key: str, values: list[Any]) -> Iterable[Any]:
         """``_kept`` over a column of values, in C when they are all of the kind kept once."""
-        statuses, tag_lists, score_tables, report_keys = self._shared
+        statuses, tag_lists, score_tables = self._shared
         kinds = set(map(type, values))
         if key == "status" and kinds == {str}:
             return list(map(statuses.setdefault, values, values))
@@ -301,8 +294,6 @@ class SummaryTable(MutableMapping[int, "Summary"]):
             return list(map(tag_lists.setdefault, map(tuple, values), values))
         if key == "scores" and kinds == {dict} and max(map(len, values)) <= SHARED_SCORES:
             return list(map(score_tables.setdefault, map(tuple, map(dict.items, values)), values))
-        if key == "keys" and kinds == {dict}:
-            return list(map(report_keys.setdefault, map(tuple, map(dict.items, values)), values))
         if key in KEPT:
             return [self._kept(key, value) for value in values]
         return values
