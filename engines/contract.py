@@ -29,7 +29,7 @@ from engines.core import (LENIENT, SCORER_ERROR, STRICT, UNJUDGED, EngineError, 
                           SettingsError, SimOptions, Status, Step, Tag, TagType, Verdict, View)
 from engines.papers import PaperRecord
 from engines.parsing import shorten
-from engines.reporting import counted, keep, status_counts
+from engines.reporting import keep, status_counts, total
 from engines.taxonomy import UNPARSEABLE
 
 
@@ -326,7 +326,7 @@ def with_extraction(report: Report, run: RunResults) -> Report:
         report.notes.append("extract=strict: replies are read as the paper's authors read them")
         return report
     judged = keep(run.results, lambda r: r.status not in UNJUDGED)
-    lenient = sum(n * r.scores.get("lenient_correct", float(r.status == "correct")) for r, n in counted(judged))
+    lenient = total(judged, lambda r: r.scores.get("lenient_correct", float(r.status == "correct")))
     report.metrics["lenient_accuracy"] = lenient / len(judged) if judged else 0.0
     report.notes.append("extract=lenient: lenient_accuracy also reads answers set off from prose; statuses and "
                         "the paper's metrics count the strict reading")

@@ -157,10 +157,10 @@ def tag_table(name: str, title: str, results: Sequence[ItemResult], taxonomy: Se
 def accuracy_by(results: Sequence[ItemResult], key: str) -> Table:
     """Accuracy grouped by one ``meta`` key (graph type, depth, operator count...)."""
     groups: dict[str, list[int]] = {}  # value -> items, correct ones
-    for r, count in counted(scored(results)):
+    for r, items in counted(scored(results)):
         group = groups.setdefault(str(r.item.meta.get(key, "?")), [0, 0])
-        group[0] += count
-        group[1] += count * (r.status == "correct")
+        group[0] += items
+        group[1] += items * (r.status == "correct")
     rows = []
     for value in sorted(groups, key=_natural_key):
         n, ok = groups[value]

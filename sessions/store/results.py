@@ -139,7 +139,7 @@ class ReportMeta(Mapping[str, Any]):
         if key not in self._declared:
             raise UndeclaredReportKey(f"the report read meta key {key!r}, which its engine's report_keys do not name")
         value = self._values[key]
-        if value is None:  # the item had no such key (Engine.report_meta)
+        if value is None:  # the item has no such key (items.keys holds None)
             raise KeyError(key)
         return value
 
