@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 from array import array
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from sessions.store.files import from_little_endian, little_endian, replace_unsynced
 
@@ -61,7 +61,12 @@ class KeysWriter:
         return json.dumps(header, ensure_ascii=False).encode("utf-8") + b"\n" + little_endian(self.codes)
 
     def item_keys(self) -> ItemKeys:
-        return ItemKeys([dict(zip(self.names, json.loads(values))) for values in self._numbers], self.codes)
+        return _item_keys(self.names, map(json.loads, self._numbers), self.codes)
+
+
+def _item_keys(names: Sequence[str], rows: Iterable[Sequence[Any]], codes: array[int]) -> ItemKeys:
+    """``ItemKeys`` of the distinct rows of values, each named by ``names``."""
+    return ItemKeys([dict(zip(names, row)) for row in rows], codes)
 
 
 def read_item_keys(store: RunStore, names: Sequence[str]) -> ItemKeys | None:
@@ -77,7 +82,7 @@ def read_item_keys(store: RunStore, names: Sequence[str]) -> ItemKeys | None:
             return None
         if codes and max(codes) >= len(values):
             return None
-        return ItemKeys([dict(zip(names, row)) for row in values], codes)
+        return _item_keys(names, values, codes)
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
